@@ -1,0 +1,27 @@
+// The verbs of the remat command and the exit codes they share (STYLE.md).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace remat {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNoFeasibleSchedule = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitBadInput = 3;
+inline constexpr int kExitInternal = 70;
+
+// A command line that parses but asks for something contradictory or malformed.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Each adds a subcommand whose callback stores its exit code in `exit_code`.
+void AddGraphCommands(CLI::App& app, int& exit_code);
+void AddSolveCommand(CLI::App& app, int& exit_code);
+
+}  // namespace remat

@@ -1,0 +1,24 @@
+// Memory sizes on the command line: "16GiB", "512MB", "1.5e9", plain bytes, or "60%" of a
+// reference such as the graph's no-rematerialization peak.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace remat {
+
+struct SizeSpec {
+  bool percent = false;
+  double value = 0;  // bytes, or a percentage when `percent`
+};
+
+// Throws UsageError (a std::invalid_argument) with the accepted forms on malformed text.
+SizeSpec ParseSize(const std::string& text);
+
+// Bytes for a spec; a percentage is taken of `reference_bytes` and rounded down.
+int64_t ResolveSize(const SizeSpec& spec, int64_t reference_bytes);
+
+// "1.50 GiB", "512 B": binary units for people (JSON output carries exact integers).
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace remat

@@ -1,0 +1,81 @@
+// The training graph: nodes in topological order, each producing one tensor (DESIGN §1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+// Role of a node in a training step. kUnlabeled marks a plain DAG without forward/backward
+// structure: it can be scheduled, but strategies that need the structure refuse it.
+enum class NodeKind { kForward, kLoss, kBackward, kUnlabeled };
+
+const char* NodeKindName(NodeKind kind);
+std::optional<NodeKind> ParseNodeKind(const std::string& name);
+
+struct Node {
+  std::string name;
+  NodeKind kind = NodeKind::kUnlabeled;
+  double cost = 0.0;        // in the graph's cost unit; >= 0
+  int64_t bytes = 0;        // size of the output tensor; >= 0
+  int32_t forward_of = -1;  // for a backward node: the forward node it differentiates, or -1
+};
+
+struct Edge {
+  int32_t src = 0;  // the producer; src < dst
+  int32_t dst = 0;  // the consumer, which reads src's output
+  bool operator==(const Edge&) const = default;
+};
+
+// An immutable, validated DAG. Construction throws InputError with a precise message when
+// the nodes or edges break an invariant (see Validate in graph.cc).
+class Graph {
+ public:
+  Graph(std::vector<Node> nodes, std::vector<Edge> edges, std::string cost_unit = "unit",
+        std::string name = "");
+
+  int32_t size() const { return static_cast<int32_t>(nodes_.size()); }
+  const Node& node(int32_t id) const { return nodes_[id]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Edge>& edges() const { return edges_; }
+  const std::string& cost_unit() const { return cost_unit_; }
+  const std::string& name() const { return name_; }
+
+  // Sorted ids of the nodes this node reads / the nodes that read this node.
+  const std::vector<int32_t>& preds(int32_t id) const { return preds_[id]; }
+  const std::vector<int32_t>& succs(int32_t id) const { return succs_[id]; }
+  // Largest successor id, or -1 when the node has no consumer.
+  int32_t last_consumer(int32_t id) const {
+    return succs_[id].empty() ? -1 : succs_[id].back();
+  }
+
+  double total_cost() const;
+  int64_t total_bytes() const;
+
+  // The loss node, when the graph has forward/backward structure.
+  std::optional<int32_t> loss() const { return loss_; }
+  // True when the nodes are labeled: forward nodes 0..f-1, the loss f, backward nodes after.
+  bool has_training_structure() const { return loss_.has_value(); }
+  // Forward node ids in increasing order (empty for unlabeled graphs).
+  std::vector<int32_t> forward_nodes() const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  std::string cost_unit_;
+  std::string name_;
+  std::vector<std::vector<int32_t>> preds_;
+  std::vector<std::vector<int32_t>> succs_;
+  std::optional<int32_t> loss_;
+};
+
+// Throws InputError naming `what` when the graph lacks forward/backward structure.
+void RequireTrainingStructure(const Graph& graph, const std::string& what);
+
+// A lower bound on the peak of any schedule: some stage must hold a node's output together
+// with all of its inputs, so the largest bytes[v] + sum(bytes of preds(v)).
+int64_t MinimumPeakLowerBound(const Graph& graph);
+
+}  // namespace remat

@@ -1,0 +1,108 @@
+// Schedule files. A column of R or S (the stages in which one node is computed or held) is
+// nearly always a few runs of consecutive stages, so it is stored as [first, last] intervals.
+#include "core/schedule_json.h"
+
+#include "core/file_io.h"
+#include "core/graph_json.h"
+#include "core/json_fields.h"
+
+namespace remat {
+namespace {
+
+using namespace json_fields;
+
+json ColumnIntervals(const BitMatrix& matrix) {
+  json columns = json::array();
+  for (int32_t col = 0; col < matrix.cols(); ++col) {
+    json runs = json::array();
+    int32_t start = -1;
+    for (int32_t row = 0; row <= matrix.rows(); ++row) {
+      const bool set = row < matrix.rows() && matrix.Get(row, col);
+      if (set && start < 0) start = row;
+      if (!set && start >= 0) {
+        runs.push_back({start, row - 1});
+        start = -1;
+      }
+    }
+    columns.push_back(std::move(runs));
+  }
+  return columns;
+}
+
+BitMatrix MatrixFromIntervals(const json& columns, int32_t n, const Where& where) {
+  AsArray(columns, where);
+  if (static_cast<int64_t>(columns.size()) != n) {
+    where.Fail(fmt::format("has {} entries but the graph has {} nodes", columns.size(), n));
+  }
+  BitMatrix matrix(n, n);
+  for (int32_t col = 0; col < n; ++col) {
+    const Where at = where[col];
+    const json& runs = AsArray(columns[col], at);
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const json& run = AsArray(runs[k], at[k]);
+      if (run.size() != 2) at[k].Fail("expected [first stage, last stage]");
+      const int32_t first = AsId(run[0], n, at[k][0]);
+      const int32_t last = AsId(run[1], n, at[k][1]);
+      if (last < first) at[k].Fail(fmt::format("interval [{}, {}] is reversed", first, last));
+      for (int32_t row = first; row <= last; ++row) matrix.Set(row, col);
+    }
+  }
+  return matrix;
+}
+
+}  // namespace
+
+std::string ScheduleToJson(const Graph& graph, const Schedule& schedule,
+                           const ScheduleInfo& info) {
+  json doc = {{"schema", kScheduleSchema},
+              {"strategy", info.strategy},
+              {"cost", info.cost},
+              {"peak_bytes", info.peak_bytes},
+              {"budget_bytes", info.budget_bytes ? json(*info.budget_bytes) : json(nullptr)},
+              {"stages", schedule.stages()},
+              {"graph_fingerprint", GraphFingerprint(graph)},
+              {"R", ColumnIntervals(schedule.R)},
+              {"S", ColumnIntervals(schedule.S)},
+              {"graph", json::parse(GraphToJson(graph))}};
+  return doc.dump() + "\n";
+}
+
+ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& source) {
+  const json doc = ParseText(text, source);
+  const Where root{source, ""};
+  const std::string schema = AsString(Field(doc, "schema", root), root / "schema");
+  if (schema != kScheduleSchema) {
+    (root / "schema").Fail(fmt::format("unsupported schema '{}', expected '{}'", schema,
+                                       kScheduleSchema));
+  }
+  Graph graph = GraphFromJson(Field(doc, "graph", root).dump(), source + " (embedded graph)");
+  const std::string fingerprint =
+      AsString(Field(doc, "graph_fingerprint", root), root / "graph_fingerprint");
+  if (fingerprint != GraphFingerprint(graph)) {
+    (root / "graph_fingerprint").Fail("does not match the embedded graph (edited by hand?)");
+  }
+  const int32_t n = graph.size();
+  if (AsInt64(Field(doc, "stages", root), root / "stages") != n) {
+    (root / "stages").Fail(fmt::format("must equal the graph's node count {}", n));
+  }
+  Schedule schedule{MatrixFromIntervals(Field(doc, "R", root), n, root / "R"),
+                    MatrixFromIntervals(Field(doc, "S", root), n, root / "S")};
+  ScheduleInfo info;
+  info.strategy = AsString(Field(doc, "strategy", root), root / "strategy");
+  info.cost = AsDouble(Field(doc, "cost", root), root / "cost");
+  info.peak_bytes = AsInt64(Field(doc, "peak_bytes", root), root / "peak_bytes");
+  const json& budget = Field(doc, "budget_bytes", root);
+  if (!budget.is_null()) info.budget_bytes = AsInt64(budget, root / "budget_bytes");
+  return {std::move(graph), std::move(schedule), std::move(info)};
+}
+
+void SaveScheduleFile(const Graph& graph, const Schedule& schedule, const ScheduleInfo& info,
+                      const std::string& path) {
+  WriteFileAtomically(path, ScheduleToJson(graph, schedule, info));
+}
+
+ScheduleDocument LoadScheduleFile(const std::string& path) {
+  return ScheduleFromJson(ReadFileText(path), path);
+}
+
+}  // namespace remat

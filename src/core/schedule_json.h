@@ -1,0 +1,39 @@
+// Schedule files: the graph, S and R as per-node stage intervals, and the simulated figures.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/graph.h"
+#include "core/schedule.h"
+
+namespace remat {
+
+inline constexpr const char* kScheduleSchema = "remat.schedule/1";
+
+struct ScheduleInfo {
+  std::string strategy;
+  double cost = 0;                     // from the simulator
+  int64_t peak_bytes = 0;              // from the simulator
+  std::optional<int64_t> budget_bytes;
+};
+
+struct ScheduleDocument {
+  Graph graph;
+  Schedule schedule;
+  ScheduleInfo info;
+};
+
+// Self-contained: the file embeds the graph, so it can be plotted or executed alone.
+std::string ScheduleToJson(const Graph& graph, const Schedule& schedule, const ScheduleInfo& info);
+// Throws InputError for malformed files, a fingerprint that does not match the embedded graph,
+// or matrices that do not fit it. The stored cost and peak are returned as written; callers
+// re-simulate before reporting.
+ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& source);
+
+void SaveScheduleFile(const Graph& graph, const Schedule& schedule, const ScheduleInfo& info,
+                      const std::string& path);
+ScheduleDocument LoadScheduleFile(const std::string& path);
+
+}  // namespace remat

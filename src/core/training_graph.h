@@ -1,0 +1,41 @@
+// Builders of training graphs: the forward-to-training rule of DESIGN §1 and the paper's
+// linear benchmark graph.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace remat {
+
+struct ForwardNode {
+  std::string name;
+  double cost = 0.0;                    // forward cost in the graph's unit
+  int64_t bytes = 0;                    // output bytes
+  std::optional<double> backward_cost;  // default: twice the forward cost (DESIGN §1)
+};
+
+// A forward DAG: nodes in topological order, edges src -> dst with src < dst.
+struct ForwardGraph {
+  std::string name;
+  std::string cost_unit = "unit";
+  std::vector<ForwardNode> nodes;
+  std::vector<Edge> edges;
+  int64_t loss_bytes = 4;  // one float per sample
+  double loss_cost = 0.0;
+};
+
+// DESIGN §1: forward nodes 0..f-1, loss f, bwd(i) = 2f - i; every forward edge j -> i gives
+// j -> i, bwd(i) -> bwd(j) and i -> bwd(j); every forward i gives i -> bwd(i); f-1 feeds the
+// loss and the loss feeds bwd(f-1). The result has 2f+1 nodes and 3e+f+2 edges.
+// Throws InputError when the forward graph is invalid.
+Graph BuildTrainingGraph(const ForwardGraph& forward);
+
+// The paper's linear benchmark graph: 2n+1 unit nodes (forward 0..n-1, loss n, backward
+// n+1..2n), edges i -> i+1 for every consecutive pair and i -> 2n-i for every forward i.
+Graph LinearGraph(int32_t n);
+
+}  // namespace remat

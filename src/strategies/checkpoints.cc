@@ -1,0 +1,74 @@
+// S matrices from checkpoint sets, and the shared result evaluation of every strategy.
+#include "strategies/checkpoints.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/errors.h"
+#include "core/recompute.h"
+#include "core/simulator.h"
+#include "strategies/strategy.h"
+
+namespace remat {
+
+const char* FitStatusName(FitStatus status) {
+  return status == FitStatus::kFits ? "fits" : "over budget";
+}
+
+StrategyResult EvaluateSchedule(const Graph& graph, std::string strategy, Schedule schedule,
+                                int64_t budget_bytes, std::string parameters) {
+  const std::vector<std::string> problems = CheckSchedule(graph, schedule, 3);
+  if (!problems.empty()) {
+    throw InternalError(fmt::format("{} produced an invalid schedule: {}", strategy,
+                                    fmt::join(problems, "; ")));
+  }
+  const SimulationResult sim = Simulate(graph, schedule);
+  StrategyResult result;
+  result.strategy = std::move(strategy);
+  result.cost = sim.cost;
+  result.peak_bytes = sim.peak_bytes;
+  result.status = sim.peak_bytes <= budget_bytes ? FitStatus::kFits : FitStatus::kOverBudget;
+  result.schedule = std::move(schedule);
+  result.parameters = std::move(parameters);
+  return result;
+}
+
+bool IsBetter(const StrategyResult& a, const StrategyResult& b) {
+  const bool a_fits = a.status == FitStatus::kFits;
+  const bool b_fits = b.status == FitStatus::kFits;
+  if (a_fits != b_fits) return a_fits;
+  if (a_fits && a.cost != b.cost) return a.cost < b.cost;
+  if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+  return a.cost < b.cost;
+}
+
+BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep) {
+  const int32_t n = graph.size();
+  BitMatrix S(n, n);
+  for (int32_t u = 0; u < n; ++u) {
+    int32_t hold_until = graph.last_consumer(u);
+    if (graph.node(u).kind == NodeKind::kForward && !keep[u]) {
+      hold_until = -1;
+      for (int32_t v : graph.succs(u)) {
+        const NodeKind kind = graph.node(v).kind;
+        if (kind == NodeKind::kForward || kind == NodeKind::kLoss) hold_until = v;
+      }
+    }
+    for (int32_t t = u + 1; t <= hold_until; ++t) S.Set(t, u);
+  }
+  return S;
+}
+
+Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep) {
+  return ScheduleFromCheckpoints(graph, CheckpointMatrix(graph, keep));
+}
+
+std::string DescribeCheckpoints(const std::vector<bool>& keep) {
+  std::vector<int32_t> ids;
+  for (int32_t id = 0; id < static_cast<int32_t>(keep.size()); ++id) {
+    if (keep[id]) ids.push_back(id);
+  }
+  return ids.empty() ? "no checkpoints" : fmt::format("checkpoints: {}", fmt::join(ids, " "));
+}
+
+}  // namespace remat

@@ -1,0 +1,27 @@
+// Building schedules from a set of checkpointed forward nodes (DESIGN §6): S from the set,
+// then R by the R-from-S rule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/schedule.h"
+
+namespace remat {
+
+// S for a checkpoint set over forward nodes: a kept forward node, the loss and every backward
+// node stay in memory from the stage after they are computed until the stage of their last
+// consumer; a forward node that is not kept stays only until its last forward (or loss)
+// consumer and is recomputed in the backward pass when needed. In an unlabeled graph every
+// node counts as kept. `keep` has one entry per node; entries of non-forward nodes are ignored.
+BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep);
+
+// CheckpointMatrix followed by the R-from-S rule.
+Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep);
+
+// "1 3 5 7" for the kept forward nodes, for result descriptions.
+std::string DescribeCheckpoints(const std::vector<bool>& keep);
+
+}  // namespace remat

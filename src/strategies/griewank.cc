@@ -1,0 +1,130 @@
+// Binomial checkpointing mapped onto staged schedules: a checkpoint made while reversing
+// position p is created in the stage that first needs p in the backward pass and held until
+// its own last consumer.
+#include "strategies/griewank.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/recompute.h"
+#include "strategies/checkpoints.h"
+
+namespace remat {
+
+BinomialTable::BinomialTable(int32_t max_steps, int32_t max_slots)
+    : max_slots_(max_slots),
+      advances_(static_cast<size_t>(max_steps + 1) * (max_slots + 1), 0),
+      first_(advances_.size(), 0),
+      split_(advances_.size(), 0),
+      first_split_(advances_.size(), 0) {
+  for (int32_t l = 1; l <= max_steps; ++l) {
+    advances_[At(l, 0)] = first_[At(l, 0)] = int64_t{l} * (l + 1) / 2;
+    for (int32_t c = 1; c <= max_slots; ++c) {
+      int64_t best = std::numeric_limits<int64_t>::max();
+      int64_t best_first = best;
+      for (int32_t j = 1; j <= l; ++j) {
+        const int64_t below = advances_[At(j - 1, c)];
+        const int64_t total = j + advances_[At(l - j, c - 1)] + below;
+        if (total <= best) best = total, split_[At(l, c)] = j;
+        const int64_t first = first_[At(l - j, c - 1)] + below;
+        if (first <= best_first) best_first = first, first_split_[At(l, c)] = j;
+      }
+      advances_[At(l, c)] = best;
+      first_[At(l, c)] = best_first;
+    }
+  }
+}
+
+namespace {
+
+// With 64 slots binomial checkpointing reverses 2,145 steps with one recomputation each, so
+// larger counts change nothing for realistic graphs while the table grows as steps^2 * slots.
+constexpr int32_t kMaxSweptSlots = 64;
+
+struct Chain {
+  std::vector<int32_t> node;     // forward node at each position
+  std::vector<int32_t> need;     // first backward stage that reads the position's value
+  std::vector<int32_t> last;     // last consumer stage of the position's value
+};
+
+Chain LinearizedChain(const Graph& graph) {
+  Chain chain;
+  chain.node = graph.forward_nodes();
+  for (int32_t v : chain.node) {
+    int32_t need = -1;
+    for (int32_t w : graph.succs(v)) {
+      if (graph.node(w).kind == NodeKind::kBackward) {
+        need = w;
+        break;
+      }
+    }
+    chain.last.push_back(graph.last_consumer(v));
+    chain.need.push_back(need >= 0 ? need : graph.last_consumer(v));
+  }
+  return chain;
+}
+
+// Provides the values at positions a+1 .. b-1 (x_a is stored; a = -1 is the input batch) with
+// `slots` free slots; `stage` is the stage of the advance, or -1 during the first sweep.
+void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t b, int32_t slots,
+             int32_t stage, BitMatrix& S) {
+  const int32_t steps = b - 1 - a;
+  if (steps <= 0 || slots == 0) return;
+  const int32_t j = stage < 0 ? table.FirstSweepSplit(steps, slots) : table.Split(steps, slots);
+  const int32_t m = a + j;
+  const int32_t node = chain.node[m];
+  const int32_t created = stage < 0 ? node : stage;
+  for (int32_t t = created + 1; t <= chain.last[m]; ++t) S.Set(t, node);
+  Reverse(table, chain, m, b, slots - 1, stage, S);
+  if (m - 1 > a) Reverse(table, chain, a, m, slots, chain.need[m - 1], S);
+}
+
+StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialTable& table,
+                         int64_t budget_bytes, int32_t slots) {
+  const int32_t f = static_cast<int32_t>(chain.node.size());
+  BitMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false));
+  Reverse(table, chain, -1, f, slots, -1, S);
+  return EvaluateSchedule(graph, "griewank", ScheduleFromCheckpoints(graph, std::move(S)),
+                          budget_bytes,
+                          fmt::format("{} slots; binomial model: {} forward recomputations",
+                                      slots, table.FirstSweepRecomputations(f, slots)));
+}
+
+}  // namespace
+
+StrategyResult GriewankWithSlots(const Graph& graph, int64_t budget_bytes, int32_t slots) {
+  RequireTrainingStructure(graph, "griewank");
+  const Chain chain = LinearizedChain(graph);
+  const int32_t f = static_cast<int32_t>(chain.node.size());
+  slots = std::clamp(slots, 0, f);
+  return FromTable(graph, chain, BinomialTable(f, slots), budget_bytes, slots);
+}
+
+StrategyResult GriewankLogN(const Graph& graph, int64_t budget_bytes) {
+  RequireTrainingStructure(graph, "griewank-logn");
+  const auto f = static_cast<uint32_t>(graph.forward_nodes().size());
+  const int32_t slots = static_cast<int32_t>(std::bit_width(f - 1));  // ceil(log2 f)
+  StrategyResult result = GriewankWithSlots(graph, budget_bytes, std::max(slots, 1));
+  result.strategy = "griewank-logn";
+  return result;
+}
+
+StrategyResult Griewank(const Graph& graph, int64_t budget_bytes) {
+  RequireTrainingStructure(graph, "griewank");
+  const Chain chain = LinearizedChain(graph);
+  const int32_t f = static_cast<int32_t>(chain.node.size());
+  const int32_t max_slots = std::min(f, kMaxSweptSlots);
+  const BinomialTable table(f, max_slots);
+  std::optional<StrategyResult> best;
+  for (int32_t slots = 0; slots <= max_slots; ++slots) {
+    StrategyResult result = FromTable(graph, chain, table, budget_bytes, slots);
+    if (!best || IsBetter(result, *best)) best = std::move(result);
+  }
+  return std::move(*best);
+}
+
+}  // namespace remat

@@ -1,0 +1,38 @@
+// Names and descriptions of the baseline strategies.
+#include "strategies/registry.h"
+
+#include "strategies/checkpoint_all.h"
+#include "strategies/chen.h"
+#include "strategies/griewank.h"
+
+namespace remat {
+
+const std::vector<StrategySpec>& BaselineStrategies() {
+  static const std::vector<StrategySpec> specs = {
+      {"checkpoint-all", "keep every value until its last use (no rematerialization)", false,
+       CheckpointAll},
+      {"chen-sqrtn-ap", "Chen sqrt(n): every sqrt(c)-th of the c articulation points", true,
+       [](const Graph& g, int64_t b) { return ChenSqrtN(g, b, CandidateSet::kArticulationPoints); }},
+      {"chen-sqrtn-linear", "Chen sqrt(n) over all forward nodes in topological order", true,
+       [](const Graph& g, int64_t b) { return ChenSqrtN(g, b, CandidateSet::kLinearized); }},
+      {"chen-greedy-ap", "Chen greedy segment-budget sweep over articulation points", true,
+       [](const Graph& g, int64_t b) {
+         return ChenGreedy(g, b, CandidateSet::kArticulationPoints);
+       }},
+      {"chen-greedy-linear", "Chen greedy segment-budget sweep over all forward nodes", true,
+       [](const Graph& g, int64_t b) { return ChenGreedy(g, b, CandidateSet::kLinearized); }},
+      {"griewank-logn", "binomial checkpointing (revolve) with ceil(log2 f) slots", true,
+       GriewankLogN},
+      {"griewank", "binomial checkpointing, slot count swept to fit the budget", true, Griewank},
+  };
+  return specs;
+}
+
+const StrategySpec* FindBaseline(const std::string& name) {
+  for (const StrategySpec& spec : BaselineStrategies()) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace remat
