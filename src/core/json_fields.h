@@ -19,7 +19,8 @@ using nlohmann::json;
 inline std::string TypeName(const json& value) {
   if (value.is_number_integer()) return "an integer";
   if (value.is_number_float()) return "a number with a fraction";
-  return std::string("a ") + value.type_name();
+  const std::string type = value.type_name();
+  return (type == "array" || type == "object" ? "an " : "a ") + type;
 }
 
 // A field path inside one file, for messages like "g.json: nodes[3].bytes: ...".

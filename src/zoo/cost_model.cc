@@ -1,0 +1,61 @@
+// The FLOP and roofline cost models and the network-to-forward-graph conversion.
+#include "zoo/cost_model.h"
+
+#include <algorithm>
+
+#include "core/errors.h"
+
+namespace remat {
+
+const char* CostModelName(CostModel model) {
+  return model == CostModel::kFlops ? "flops" : "roofline";
+}
+
+std::optional<CostModel> ParseCostModel(const std::string& name) {
+  if (name == "flops") return CostModel::kFlops;
+  if (name == "roofline") return CostModel::kRoofline;
+  return std::nullopt;
+}
+
+const char* CostUnit(CostModel model) { return model == CostModel::kFlops ? "flop" : "ms"; }
+
+int64_t LayerBytesMoved(const NetworkBuilder& net, int32_t layer) {
+  const Layer& l = net.layers()[layer];
+  int64_t bytes = l.output_bytes() + l.weights_read * kElementBytes;
+  for (int32_t input : l.inputs) bytes += net.bytes(input);
+  return bytes;
+}
+
+double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device) {
+  const double compute_s = flops / device.peak_flops_per_s;
+  const double memory_s = static_cast<double>(bytes_moved) / device.bandwidth_bytes_per_s;
+  return std::max(compute_s, memory_s) * 1e3;
+}
+
+ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
+                            const DeviceSpec* device) {
+  if (model == CostModel::kRoofline && device == nullptr) {
+    throw InputError("the roofline cost model needs a device (--device)");
+  }
+  ForwardGraph forward{.name = std::move(graph_name), .cost_unit = CostUnit(model)};
+  const std::vector<Layer>& layers = net.layers();
+  for (int32_t id = 0; id < static_cast<int32_t>(layers.size()); ++id) {
+    const Layer& layer = layers[id];
+    const double cost = model == CostModel::kFlops
+                            ? layer.flops
+                            : RooflineMs(layer.flops, LayerBytesMoved(net, id), *device);
+    forward.nodes.push_back({.name = layer.name, .cost = cost, .bytes = layer.output_bytes()});
+    std::vector<int32_t> sources;
+    for (int32_t input : layer.inputs) {
+      if (input != NetworkBuilder::kInput) sources.push_back(input);
+    }
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (int32_t src : sources) forward.edges.push_back({src, id});
+  }
+  forward.loss_bytes = net.batch() * kElementBytes;  // one float per sample (DESIGN §1)
+  forward.loss_cost = 0.0;
+  return forward;
+}
+
+}  // namespace remat

@@ -1,0 +1,162 @@
+// The zoo's model table, option checking and the build entry points.
+#include "zoo/registry.h"
+
+#include <functional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/errors.h"
+
+namespace remat {
+namespace {
+
+constexpr int64_t kMaxDimension = int64_t{1} << 24;  // keeps shape arithmetic far from overflow
+
+ModelSpec Image(std::string name, std::string description, int64_t batch, Resolution resolution,
+                int64_t classes) {
+  return {.name = std::move(name), .description = std::move(description),
+          .default_batch = batch, .default_resolution = resolution, .default_classes = classes};
+}
+
+int64_t Positive(const std::string& model, const char* what, int64_t value) {
+  if (value < 1 || value > kMaxDimension) {
+    throw InputError(fmt::format("{}: {} must be between 1 and {}, got {}", model, what,
+                                 kMaxDimension, value));
+  }
+  return value;
+}
+
+void RejectFor(const std::string& model, const char* kind, const char* what, bool given) {
+  if (given) {
+    throw InputError(fmt::format("{}: {} does not apply to {} models", model, what, kind));
+  }
+}
+
+NetworkBuilder BuildImageNetwork(const std::string& name, const ImageConfig& config) {
+  if (name == "vgg16") return BuildVgg(16, config);
+  if (name == "vgg19") return BuildVgg(19, config);
+  if (name == "resnet50") return BuildResNet50(config);
+  if (name == "mobilenet") return BuildMobileNetV1(config);
+  if (name == "unet") return BuildVggUNet(config);
+  if (name == "fcn8") return BuildFcn8Vgg(config);
+  if (name == "segnet") return BuildSegNet(config);
+  throw InternalError(fmt::format("no builder for image model '{}'", name));
+}
+
+}  // namespace
+
+const std::vector<ModelSpec>& ZooModels() {
+  static const std::vector<ModelSpec> models = [] {
+    const Resolution imagenet{224, 224};
+    const Resolution cityscapes{416, 608};  // the paper's segmentation input
+    std::vector<ModelSpec> list = {
+        Image("vgg16", "VGG16, ImageNet classifier (keras.applications)", 256, imagenet, 1000),
+        Image("vgg19", "VGG19, ImageNet classifier (keras.applications)", 256, imagenet, 1000),
+        Image("resnet50", "ResNet50, bottleneck blocks (keras.applications)", 256, imagenet,
+              1000),
+        Image("mobilenet", "MobileNet v1, width 1.0 (keras.applications)", 512, imagenet, 1000),
+        Image("unet", "U-Net with a VGG16 encoder (keras_segmentation vgg_unet)", 32, cityscapes,
+              19),
+        Image("fcn8", "FCN-8 with a VGG16 encoder (keras_segmentation fcn_8_vgg)", 32,
+              cityscapes, 19),
+        Image("segnet", "SegNet, vanilla encoder (keras_segmentation segnet)", 32, cityscapes,
+              19),
+    };
+    list.push_back({.name = "transformer",
+                    .description = "GPT-2 style decoder (default GPT-2 small)",
+                    .is_transformer = true,
+                    .default_batch = 8});
+    return list;
+  }();
+  return models;
+}
+
+const ModelSpec* FindModel(const std::string& name) {
+  for (const ModelSpec& spec : ZooModels()) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+const ModelSpec& ModelByName(const std::string& name) {
+  if (const ModelSpec* spec = FindModel(name)) return *spec;
+  std::vector<std::string> names;
+  for (const ModelSpec& spec : ZooModels()) names.push_back(spec.name);
+  throw InputError(fmt::format("unknown model '{}'; known models: {}", name, fmt::join(names, ", ")));
+}
+
+BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
+  const ModelSpec& spec = ModelByName(name);
+  if (options.cost_model == CostModel::kRoofline && !options.device) {
+    throw InputError("the roofline cost model needs a device (--device)");
+  }
+  if (options.device && (!(options.device->peak_flops_per_s > 0) ||
+                         !(options.device->bandwidth_bytes_per_s > 0))) {
+    throw InputError(fmt::format("device '{}': peak FLOP/s and bandwidth must be > 0",
+                                 options.device->name));
+  }
+  const int64_t batch = Positive(name, "the batch size", options.batch.value_or(spec.default_batch));
+  std::optional<NetworkBuilder> net;
+  std::string graph_name;
+  if (spec.is_transformer) {
+    RejectFor(name, "transformer", "a resolution", options.resolution.has_value());
+    RejectFor(name, "transformer", "a class count", options.classes.has_value());
+    const TransformerConfig& d = spec.default_transformer;
+    const TransformerConfig config = {
+        .layers = Positive(name, "the layer count", options.layers.value_or(d.layers)),
+        .hidden = Positive(name, "the hidden size", options.hidden.value_or(d.hidden)),
+        .heads = Positive(name, "the head count", options.heads.value_or(d.heads)),
+        .seq_length = Positive(name, "the sequence length", options.seq_length.value_or(d.seq_length)),
+        .vocab = Positive(name, "the vocabulary size", options.vocab.value_or(d.vocab))};
+    if (config.hidden % config.heads != 0) {
+      throw InputError(fmt::format("{}: the hidden size {} is not a multiple of the head count {}",
+                                   name, config.hidden, config.heads));
+    }
+    net.emplace(BuildTransformer(batch, config));
+    graph_name = fmt::format("{} (batch {}, seq {}, {} layers, hidden {}, {} heads)", name, batch,
+                             config.seq_length, config.layers, config.hidden, config.heads);
+  } else {
+    const char* kind = "image";
+    RejectFor(name, kind, "a sequence length", options.seq_length.has_value());
+    RejectFor(name, kind, "a layer count", options.layers.has_value());
+    RejectFor(name, kind, "a hidden size", options.hidden.has_value());
+    RejectFor(name, kind, "a head count", options.heads.has_value());
+    RejectFor(name, kind, "a vocabulary size", options.vocab.has_value());
+    const Resolution resolution = options.resolution.value_or(spec.default_resolution);
+    const ImageConfig config = {
+        .batch = batch,
+        .height = Positive(name, "the height", resolution.height),
+        .width = Positive(name, "the width", resolution.width),
+        .classes = Positive(name, "the class count", options.classes.value_or(spec.default_classes))};
+    try {
+      net.emplace(BuildImageNetwork(name, config));
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("{} at {}x{}: {}", name, config.height, config.width,
+                                   error.what()));
+    }
+    graph_name = fmt::format("{} (batch {}, {}x{}x3)", name, batch, config.height, config.width);
+  }
+
+  BuiltModel built{
+      .forward = ToForwardGraph(*net, graph_name, options.cost_model,
+                                options.device ? &*options.device : nullptr),
+      .info = {.model = name,
+               .batch = batch,
+               .input_shape = net->input_shape(),
+               .output_shape = net->layers().back().output_shape,
+               .input_bytes = NumElements(net->input_shape()) * kElementBytes,
+               .layers = net->layers()}};
+  for (const Layer& layer : net->layers()) {
+    built.info.parameters += layer.parameters;
+    built.info.trainable_parameters += layer.trainable_parameters;
+    built.info.forward_flops += layer.flops;
+  }
+  return built;
+}
+
+Graph BuildModelTrainingGraph(const std::string& name, const ModelOptions& options) {
+  return BuildTrainingGraph(BuildModel(name, options).forward);
+}
+
+}  // namespace remat

@@ -1,0 +1,83 @@
+// The model zoo by name: build a named network at a batch size and resolution as a forward
+// graph (with its parameter count and input size) or directly as a training graph.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/training_graph.h"
+#include "zoo/cost_model.h"
+#include "zoo/devices.h"
+#include "zoo/layers.h"
+#include "zoo/networks.h"
+
+namespace remat {
+
+struct Resolution {
+  int64_t height = 0;
+  int64_t width = 0;
+};
+
+// A model's name and the sizes it is built at unless told otherwise (the paper's settings).
+struct ModelSpec {
+  std::string name;  // "vgg16", "resnet50", ...
+  std::string description;
+  bool is_transformer = false;
+  int64_t default_batch = 1;
+  Resolution default_resolution;  // image models; the input is height x width x 3
+  int64_t default_classes = 0;    // image models
+  TransformerConfig default_transformer;  // the transformer
+};
+
+// In display order: vgg16, vgg19, resnet50, mobilenet, unet, fcn8, segnet, transformer.
+const std::vector<ModelSpec>& ZooModels();
+// nullptr when no model has that name.
+const ModelSpec* FindModel(const std::string& name);
+// The model with that name; InputError listing the known names otherwise.
+const ModelSpec& ModelByName(const std::string& name);
+
+// Every field left empty takes the model's default. Resolution and classes apply to image
+// models, the transformer fields to the transformer; giving one to the other kind of model
+// is an InputError.
+struct ModelOptions {
+  std::optional<int64_t> batch;
+  std::optional<Resolution> resolution;
+  std::optional<int64_t> classes;
+  std::optional<int64_t> seq_length;
+  std::optional<int64_t> layers;
+  std::optional<int64_t> hidden;
+  std::optional<int64_t> heads;
+  std::optional<int64_t> vocab;
+  CostModel cost_model = CostModel::kFlops;
+  std::optional<DeviceSpec> device;  // required by CostModel::kRoofline
+};
+
+// What a built model is, beyond its graph.
+struct ModelInfo {
+  std::string model;  // the registry name
+  int64_t batch = 0;
+  Shape input_shape;   // batch first: (B, H, W, 3) or (B, S)
+  Shape output_shape;  // of the last layer
+  int64_t parameters = 0;            // all weights (the published totals count these)
+  int64_t trainable_parameters = 0;  // those with gradients and optimizer state
+  int64_t input_bytes = 0;           // the input batch: float32 pixels or int32 token ids
+  double forward_flops = 0;          // sum of the layers' analytic FLOPs (any cost model)
+  std::vector<Layer> layers;         // forward node i is layers[i]
+};
+
+struct BuiltModel {
+  ForwardGraph forward;  // named e.g. "vgg16 (batch 256, 224x224x3)"
+  ModelInfo info;
+};
+
+// Throws InputError for an unknown name, a non-positive size, options that do not apply to
+// the model, a resolution the network cannot take (message names the layer), or kRoofline
+// without a device.
+BuiltModel BuildModel(const std::string& name, const ModelOptions& options = {});
+// BuildTrainingGraph(BuildModel(name, options).forward): DESIGN §1's training graph.
+Graph BuildModelTrainingGraph(const std::string& name, const ModelOptions& options = {});
+
+}  // namespace remat

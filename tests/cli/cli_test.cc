@@ -1,0 +1,122 @@
+// Golden CLI tests: the remat binary on tiny inputs, with expected numbers worked out by hand.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_remat.h"
+
+namespace remat {
+namespace {
+
+using nlohmann::json;
+using testing::RunRemat;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CliTest, LinearEightSolveJsonHasTheHandComputedNumbers) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 7 --strategy checkpoint-all,chen-sqrtn-linear --json");
+  // checkpoint-all peaks at 10 > 7 but chen fits, so the run succeeds.
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["schema"], "remat.solve/1");
+  EXPECT_EQ(doc["budget_bytes"], 7);
+  EXPECT_EQ(doc["no_remat_peak_bytes"], 10);
+  EXPECT_EQ(doc["min_peak_lower_bound_bytes"], 3);  // bwd(i) with its inputs i and bwd(i+1)
+  ASSERT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["results"][0]["strategy"], "checkpoint-all");
+  EXPECT_EQ(doc["results"][0]["status"], "over_budget");
+  EXPECT_EQ(doc["results"][0]["cost"], 17.0);
+  EXPECT_EQ(doc["results"][1]["status"], "fits");
+  EXPECT_EQ(doc["results"][1]["cost"], 21.0);
+  EXPECT_DOUBLE_EQ(doc["results"][1]["overhead"].get<double>(), 21.0 / 17.0);
+}
+
+TEST_F(CliTest, PercentBudgetIsTakenOfTheNoRematPeak) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") + " --budget 70% --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json::parse(run.out)["budget_bytes"], 7);  // 70% of 10 bytes
+}
+
+TEST_F(CliTest, OverBudgetStrategyExitsOneAndSaysSo) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 9 --strategy checkpoint-all");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("over budget"), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, BudgetBelowTheMinimumExitsOneWithAnExplanation) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") + " --budget 2");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("below this graph's minimum peak 3 B"), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, SavedScheduleRoundTripsThroughTheFile) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 7 --strategy chen-sqrtn-linear -o " + Path("s.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(testing::Slurp(Path("s.json")));
+  EXPECT_EQ(doc["schema"], "remat.schedule/1");
+  EXPECT_EQ(doc["cost"], 21.0);
+  EXPECT_EQ(doc["budget_bytes"], 7);
+  // Node 0 is computed in stage 0 and again for its gradient bwd(0) = stage 16.
+  EXPECT_EQ(doc["R"][0], json::parse("[[0,0],[16,16]]"));
+}
+
+TEST_F(CliTest, ConvertsNodeLinkAndReportsInfo) {
+  const auto convert = RunRemat("graph convert " + std::string(REMAT_TEST_DATA) +
+                                "/node_link_tiny.json -o " + Path("g.json"));
+  ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  const auto info = RunRemat("graph info " + Path("g.json") + " --json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const json doc = json::parse(info.out);
+  EXPECT_EQ(doc["nodes"], 5);
+  EXPECT_EQ(doc["edges"], 6);
+  EXPECT_EQ(doc["loss_node"], 2);
+  EXPECT_EQ(doc["total_cost"], 15.5);  // 3 + 2 + 0.5 + 4 + 6
+  // No-remat peak: at conv_grad (node 4) conv (400), fc_grad (40) and conv_grad (400) are live;
+  // at fc_grad only 400 + 40 + 4 + 40 = 484.
+  EXPECT_EQ(doc["no_remat_peak_bytes"], 840);
+  // Lower bound: conv_grad (400) with its inputs conv (400) and fc_grad (40).
+  EXPECT_EQ(doc["min_peak_lower_bound_bytes"], 840);
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  ASSERT_EQ(RunRemat("graph linear 4 -o " + Path("l4.json")).exit_code, 0);
+  EXPECT_EQ(RunRemat("solve --graph " + Path("l4.json") + " --budget 10 --strategy nope")
+                .exit_code,
+            2);
+  const auto bad_size = RunRemat("solve --graph " + Path("l4.json") + " --budget 12XB");
+  EXPECT_EQ(bad_size.exit_code, 2);
+  EXPECT_NE(bad_size.err.find("invalid size '12XB'"), std::string::npos) << bad_size.err;
+  EXPECT_EQ(RunRemat("frobnicate").exit_code, 2);
+  EXPECT_EQ(RunRemat("solve --budget 10").exit_code, 2);  // no graph
+  EXPECT_EQ(RunRemat("--version").exit_code, 0);
+}
+
+TEST_F(CliTest, StructureStrategiesRefuseUnlabeledDags) {
+  const auto run = RunRemat("solve --graph " + std::string(REMAT_TEST_DATA) +
+                            "/unlabeled_dag.json --budget 100% --strategy chen-sqrtn-ap");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("needs a training graph"), std::string::npos) << run.err;
+  const auto all = RunRemat("solve --graph " + std::string(REMAT_TEST_DATA) +
+                            "/unlabeled_dag.json --budget 100% --json");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(json::parse(all.out)["results"].size(), 1u);  // only checkpoint-all applies
+}
+
+}  // namespace
+}  // namespace remat

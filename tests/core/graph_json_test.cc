@@ -1,0 +1,124 @@
+#include "core/graph_json.h"
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/training_graph.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    GraphFromJson(text, "g.json");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+void ExpectSameGraph(const Graph& a, const Graph& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (int32_t v = 0; v < a.size(); ++v) {
+    EXPECT_EQ(a.node(v).name, b.node(v).name);
+    EXPECT_EQ(a.node(v).kind, b.node(v).kind);
+    EXPECT_EQ(a.node(v).cost, b.node(v).cost);  // bit-exact doubles
+    EXPECT_EQ(a.node(v).bytes, b.node(v).bytes);
+    EXPECT_EQ(a.node(v).forward_of, b.node(v).forward_of);
+  }
+  EXPECT_EQ(a.edges(), b.edges());
+  EXPECT_EQ(a.cost_unit(), b.cost_unit());
+  EXPECT_EQ(a.name(), b.name());
+}
+
+TEST(GraphJsonTest, RoundTripsExactlyIncludingAwkwardDoubles) {
+  ForwardGraph forward = testing::RandomForwardGraph(7, 12);
+  forward.nodes[3].cost = 0.1 + 0.2;  // 0.30000000000000004
+  forward.nodes[4].cost = 1e-300;
+  forward.nodes[5].bytes = int64_t{1} << 52;
+  forward.cost_unit = "flop";
+  const Graph graph = BuildTrainingGraph(forward);
+  const std::string text = GraphToJson(graph);
+  const Graph back = GraphFromJson(text, "mem");
+  ExpectSameGraph(graph, back);
+  EXPECT_EQ(GraphToJson(back), text);
+  EXPECT_EQ(GraphFingerprint(back), GraphFingerprint(graph));
+}
+
+TEST(GraphJsonTest, ErrorsNameTheFieldAndProblem) {
+  const std::string head = R"({"schema": "remat.graph/1", "cost_unit": "unit", )";
+  EXPECT_EQ(ErrorOf(""), "g.json: the file is empty");
+  EXPECT_NE(ErrorOf(R"({"schema": "remat.graph/1", "nodes": [)").find("truncated"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "forward", "cost": "1", "bytes": 1}],
+                     "edges": []})")
+                .find("g.json: nodes[0].cost: expected a number, got a string"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": 1, "bytes": 1.5}],
+                     "edges": []})")
+                .find("nodes[0].bytes: expected an integer"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": 1, "bytes": 1}],
+                     "edges": [[0, 99999999999]]})")
+                .find("edges[0][1]: id 99999999999 is out of range"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "sideways", "cost": 1, "bytes": 1}],
+                     "edges": []})")
+                .find("unknown kind 'sideways'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": -2, "bytes": 1}],
+                     "edges": []})")
+                .find("g.json: node 0: cost must be a finite number >= 0, got -2"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [], "edges": []})").find("graph has no nodes"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "forward", "cost": 1, "bytes": 1},
+                     {"id": 1, "kind": "loss", "cost": 0, "bytes": 1}], "edges": [[0, 1]],
+                     "loss": 5})")
+                .find("loss: declares loss node 5, which does not exist"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"schema": "remat.graph/9"})").find("unsupported schema"),
+            std::string::npos);
+}
+
+TEST(NodeLinkTest, ImportsCheckmateStyleGraph) {
+  // Forward 0 -> 1, loss 2 (first backward node), backward 3 = bwd(1), 4 = bwd(0).
+  const std::string text = R"({"directed": true, "graph": {"name": "tiny"}, "nodes": [
+      {"id": 2, "name": "loss", "backward": true, "cost_cpu": 0.5, "cost_ram": 4},
+      {"id": 0, "name": "conv", "backward": false, "cost_cpu": 3.0, "cost_ram": 400},
+      {"id": 1, "name": "fc", "backward": false, "cost_cpu": 2.0, "cost_ram": 40},
+      {"id": 3, "name": "fc_grad", "backward": true, "cost_cpu": 4.0, "cost_ram": 40},
+      {"id": 4, "name": "conv_grad", "backward": true, "cost_cpu": 6.0, "cost_ram": 400}],
+    "links": [{"source": 0, "target": 1}, {"source": 1, "target": 2}, {"source": 2, "target": 3},
+              {"source": 3, "target": 4}, {"source": 1, "target": 3}, {"source": 0, "target": 4}]})";
+  const Graph g = GraphFromNodeLinkJson(text, "nl.json");
+  EXPECT_EQ(g.name(), "tiny");
+  EXPECT_EQ(g.loss(), 2);
+  EXPECT_EQ(g.node(0).kind, NodeKind::kForward);
+  EXPECT_EQ(g.node(3).kind, NodeKind::kBackward);
+  EXPECT_EQ(g.node(3).forward_of, 1);  // 2f - i with f = 2
+  EXPECT_EQ(g.node(4).forward_of, 0);
+  EXPECT_EQ(g.node(1).bytes, 40);
+  EXPECT_DOUBLE_EQ(g.node(4).cost, 6.0);
+  EXPECT_EQ(g.edges().size(), 6u);
+}
+
+TEST(NodeLinkTest, RejectsDuplicateIdsAndForwardAfterLoss) {
+  EXPECT_THROW(GraphFromNodeLinkJson(R"({"nodes": [
+      {"id": 0, "backward": false, "cost_cpu": 1, "cost_ram": 1},
+      {"id": 0, "backward": true, "cost_cpu": 1, "cost_ram": 1}], "links": []})", "x"),
+               InputError);
+  try {
+    GraphFromNodeLinkJson(R"({"nodes": [
+      {"id": 0, "backward": true, "cost_cpu": 1, "cost_ram": 1},
+      {"id": 1, "backward": false, "cost_cpu": 1, "cost_ram": 1}], "links": []})", "x");
+    FAIL();
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("node 1 comes after the loss node 0"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace remat

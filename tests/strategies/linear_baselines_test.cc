@@ -1,0 +1,46 @@
+// The acceptance numbers of issue 2 on the paper's linear(8) graph.
+#include <gtest/gtest.h>
+
+#include "core/simulator.h"
+#include "core/training_graph.h"
+#include "strategies/checkpoint_all.h"
+#include "strategies/chen.h"
+
+namespace remat {
+namespace {
+
+constexpr int64_t kNoLimit = int64_t{1} << 60;
+
+TEST(LinearBaselinesTest, CheckpointAllCosts17WithPeak10) {
+  // 17 unit nodes each run once. At bwd(7) (node 9) the 8 forward outputs, the loss and the
+  // new gradient are live: 10 bytes.
+  const Graph g = LinearGraph(8);
+  const StrategyResult r = CheckpointAll(g, kNoLimit);
+  EXPECT_DOUBLE_EQ(r.cost, 17);
+  EXPECT_EQ(r.peak_bytes, 10);
+  EXPECT_EQ(r.status, FitStatus::kFits);
+  EXPECT_EQ(CheckpointAll(g, 9).status, FitStatus::kOverBudget);
+}
+
+TEST(LinearBaselinesTest, ChenSqrtNKeeps1357AndRecomputesTheOthersOnce) {
+  const Graph g = LinearGraph(8);
+  for (CandidateSet set : {CandidateSet::kLinearized, CandidateSet::kArticulationPoints}) {
+    SCOPED_TRACE(static_cast<int>(set));
+    const StrategyResult r = ChenSqrtN(g, 7, set);
+    EXPECT_NE(r.parameters.find("checkpoints: 1 3 5 7"), std::string::npos) << r.parameters;
+    const SimulationResult sim = Simulate(g, r.schedule);
+    // Forward nodes 0, 2, 4, 6 run twice (forward pass and once in the backward pass);
+    // every other node runs once: 17 + 4 = 21.
+    for (int32_t v = 0; v < g.size(); ++v) {
+      const int expected = (v < 8 && v % 2 == 0) ? 2 : 1;
+      EXPECT_EQ(sim.evaluations_per_node[v], expected) << "node " << v;
+    }
+    EXPECT_DOUBLE_EQ(r.cost, 21);
+    EXPECT_LE(r.peak_bytes, 7);
+    EXPECT_EQ(r.status, FitStatus::kFits);
+    EXPECT_NEAR(r.cost / CheckpointAll(g, kNoLimit).cost, 21.0 / 17.0, 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace remat
