@@ -1,0 +1,359 @@
+// Construction of the Checkmate MILP. Each Add* function is one constraint family of the paper.
+#include "solvers/checkmate_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace remat {
+namespace {
+
+// Values read by node k's position: its inputs and its own output (paper: DEPS[k] ∪ {k}).
+std::vector<int32_t> FreedAt(const Graph& graph, int32_t k) {
+  std::vector<int32_t> values = graph.preds(k);
+  values.push_back(k);
+  return values;
+}
+
+int64_t BytesGcd(const Graph& graph) {
+  int64_t g = 0;
+  for (const Node& node : graph.nodes()) g = std::gcd(g, node.bytes);
+  return g == 0 ? 1 : g;
+}
+
+// Costs are divided by their gcd when they are all integers, else by the largest cost, so the
+// objective stays in a range the solvers handle well.
+double CostScale(const Graph& graph) {
+  double largest = 0;
+  bool integral = true;
+  int64_t g = 0;
+  for (const Node& node : graph.nodes()) {
+    largest = std::max(largest, node.cost);
+    if (node.cost != std::floor(node.cost) || node.cost > 9.0e15) integral = false;
+    if (integral) g = std::gcd(g, static_cast<int64_t>(node.cost));
+  }
+  if (largest == 0) return 1;
+  if (integral && g > 0) return static_cast<double>(g);
+  return largest;
+}
+
+// The size of the paper's plain formulation (binary FREE with the two-sided linearization of
+// DESIGN §4, no reductions), computed without building it.
+ModelSize PaperSize(const Graph& graph) {
+  const int64_t n = graph.size();
+  ModelSize size;
+  int64_t frees = 0;
+  int64_t correctness = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    // FREE[t][(i, k)] exists for every stage t >= k.
+    frees += (n - k) * static_cast<int64_t>(graph.preds(k).size() + 1);
+    // R[t][k] <= R[t][u] + S[t][u] for every in-edge, every stage t >= k.
+    correctness += (n - k) * static_cast<int64_t>(graph.preds(k).size());
+  }
+  correctness += (n - 1) * n / 2;  // S[t+1][i] <= S[t][i] + R[t][i]
+  const int64_t triangle = n * (n + 1) / 2;
+  size.columns = static_cast<int32_t>(std::min<int64_t>(
+      INT32_MAX, triangle /* R */ + n * (n - 1) / 2 /* S */ + triangle /* U */ + frees));
+  size.integer_columns = static_cast<int32_t>(triangle + n * (n - 1) / 2 + frees);
+  size.rows = static_cast<int32_t>(std::min<int64_t>(INT32_MAX, correctness + 2 * frees + triangle));
+  size.nonzeros = -1;  // not computed for the plain formulation
+  return size;
+}
+
+}  // namespace
+
+class CheckmateModelBuilder {
+ public:
+  CheckmateModelBuilder(const Graph& graph, int64_t budget_bytes, const CheckmateModelOptions& options,
+          CheckmateModel& model)
+      : graph_(graph), options_(options), model_(model), n_(graph.size()) {
+    model_.byte_scale = BytesGcd(graph);
+    model_.cost_scale = CostScale(graph);
+    model_.scaled_budget = budget_bytes / model_.byte_scale;
+    last_use_ = options.reductions ? LastPossibleUse(graph) : std::vector<int32_t>(n_, n_ - 1);
+  }
+
+  int64_t Bytes(int32_t v) const { return graph_.node(v).bytes / model_.byte_scale; }
+  double Cost(int32_t v) const { return graph_.node(v).cost / model_.cost_scale; }
+
+  // Columns: R[t][i] and S[t][i] for i < t within the last possible use; U[t][k], k <= t.
+  void AddColumns() {
+    const size_t triangle = static_cast<size_t>(n_) * (n_ - 1) / 2;
+    model_.n_ = n_;
+    model_.r_.assign(triangle, CheckmateModel::kAbsent);
+    model_.s_.assign(triangle, CheckmateModel::kAbsent);
+    for (int32_t t = 0; t < n_; ++t) {
+      model_.objective_constant += Cost(t);
+      for (int32_t i = 0; i < t; ++i) {
+        if (t > last_use_[i]) continue;
+        // S is branched on first: R follows from S (DESIGN §3).
+        model_.s_[model_.Tri(t, i)] = model_.lp.AddColumn(
+            {.lower = 0, .upper = 1, .objective = 0, .integer = options_.integer, .priority = 1});
+        model_.r_[model_.Tri(t, i)] = model_.lp.AddColumn(
+            {.lower = 0, .upper = 1, .objective = Cost(i), .integer = options_.integer,
+             .priority = 2});
+      }
+    }
+    model_.u_first_.resize(n_);
+    for (int32_t t = 0; t < n_; ++t) {
+      model_.u_first_[t] = model_.lp.num_columns();
+      for (int32_t k = 0; k <= t; ++k) {
+        model_.lp.AddColumn({.lower = 0, .upper = static_cast<double>(model_.scaled_budget)});
+      }
+    }
+  }
+
+  // R[t][i] as a term, or a constant 1 (frontier) / 0 (absent).
+  void AddR(std::vector<Term>& terms, double& constant, int32_t t, int32_t i, double coef) const {
+    if (i == t) {
+      constant += coef;
+    } else if (model_.R(t, i) != CheckmateModel::kAbsent) {
+      terms.push_back({model_.R(t, i), coef});
+    }
+  }
+  void AddS(std::vector<Term>& terms, int32_t t, int32_t i, double coef) const {
+    if (t < n_ && model_.S(t, i) != CheckmateModel::kAbsent) terms.push_back({model_.S(t, i), coef});
+  }
+  // lower <= terms + constant <= upper
+  void Row(double lower, std::vector<Term> terms, double constant, double upper) {
+    if (terms.empty()) {
+      if (constant < lower - 1e-9 || constant > upper + 1e-9) infeasible_ = true;
+      return;
+    }
+    model_.lp.AddRow(lower - constant, std::move(terms), upper - constant);
+  }
+
+  // Paper §4: S[t+1][i] <= S[t][i] + R[t][i] (a checkpoint exists before or is computed).
+  void AddCheckpointCorrectness() {
+    for (int32_t t = 0; t + 1 < n_; ++t) {
+      for (int32_t i = 0; i < t; ++i) {
+        if (model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
+        std::vector<Term> terms{{model_.S(t + 1, i), 1}};
+        double constant = 0;
+        AddS(terms, t, i, -1);
+        AddR(terms, constant, t, i, -1);
+        Row(-kInfinity, std::move(terms), constant, 0);
+      }
+    }
+  }
+
+  // Paper §4: R[t][v] <= R[t][u] + S[t][u] for every edge u -> v (inputs are present).
+  void AddInputCorrectness() {
+    for (int32_t t = 0; t < n_; ++t) {
+      for (int32_t v = 0; v <= t; ++v) {
+        if (v < t && model_.R(t, v) == CheckmateModel::kAbsent) continue;
+        for (int32_t u : graph_.preds(v)) {
+          std::vector<Term> terms;
+          double constant = 0;
+          AddR(terms, constant, t, v, 1);
+          AddR(terms, constant, t, u, -1);
+          AddS(terms, t, u, -1);
+          Row(-kInfinity, std::move(terms), constant, 0);
+        }
+      }
+    }
+  }
+
+  // FREE[t][(i, k)] in [0, 1], continuous: freeing only lowers memory, so bounding FREE by its
+  // indicator's conditions from above is exact at integer R and S (docs/solvers.md):
+  // FREE <= R[t][k], FREE <= 1 - S[t+1][i], FREE <= 1 - R[t][j] for successors j > k of i.
+  void AddFreeColumns() {
+    for (int32_t t = 0; t < n_; ++t) {
+      for (int32_t k = 0; k <= t; ++k) {
+        if (k < t && model_.R(t, k) == CheckmateModel::kAbsent) continue;
+        for (int32_t i : FreedAt(graph_, k)) {
+          // A later consumer at the frontier always runs: then i is never freed after k.
+          const auto& succs = graph_.succs(i);
+          if (std::any_of(succs.begin(), succs.end(), [&](int32_t j) { return j > k && j == t; })) {
+            continue;
+          }
+          const int32_t column = model_.lp.AddColumn({.lower = 0, .upper = 1});
+          model_.frees_.push_back({t, i, k, column});
+          if (k < t) Row(-kInfinity, {{column, 1}, {model_.R(t, k), -1}}, 0, 0);
+          if (t + 1 < n_ && model_.S(t + 1, i) != CheckmateModel::kAbsent) {
+            Row(-kInfinity, {{column, 1}, {model_.S(t + 1, i), 1}}, 0, 1);
+          }
+          for (int32_t j : succs) {
+            if (j > k && j < t && model_.R(t, j) != CheckmateModel::kAbsent) {
+              Row(-kInfinity, {{column, 1}, {model_.R(t, j), 1}}, 0, 1);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Paper §4 memory recurrence: U[t][0] = R[t][0] b0 + sum S[t][i] b_i;
+  // U[t][k] = U[t][k-1] + R[t][k] b_k - sum over (i, k-1) of b_i FREE[t][(i, k-1)].
+  void AddMemoryRecurrence() {
+    std::vector<std::vector<Term>> freed(static_cast<size_t>(n_));  // per k, for current t
+    size_t next_free = 0;
+    for (int32_t t = 0; t < n_; ++t) {
+      for (auto& terms : freed) terms.clear();
+      while (next_free < model_.frees_.size() && model_.frees_[next_free].t == t) {
+        const auto& f = model_.frees_[next_free++];
+        freed[f.k].push_back({f.column, static_cast<double>(Bytes(f.i))});
+      }
+      const int32_t u0 = model_.u_first_[t];
+      for (int32_t k = 0; k <= t; ++k) {
+        std::vector<Term> terms{{u0 + k, 1}};
+        double constant = 0;
+        AddR(terms, constant, t, k, -static_cast<double>(Bytes(k)));
+        if (k == 0) {
+          for (int32_t i = 0; i < t; ++i) AddS(terms, t, i, -static_cast<double>(Bytes(i)));
+        } else {
+          terms.push_back({u0 + k - 1, -1});
+          terms.insert(terms.end(), freed[k - 1].begin(), freed[k - 1].end());
+        }
+        Row(0, std::move(terms), constant, 0);
+      }
+    }
+  }
+
+  // Dominance (safe): recomputing i in stage t is useless unless a consumer runs later in the
+  // stage or the next stage holds i: R[t][i] <= sum R[t][j] (j in succ(i), j <= t) + S[t+1][i].
+  void AddDominanceRows() {
+    for (int32_t t = 0; t < n_; ++t) {
+      for (int32_t i = 0; i < t; ++i) {
+        if (model_.R(t, i) == CheckmateModel::kAbsent) continue;
+        std::vector<Term> terms{{model_.R(t, i), 1}};
+        double constant = 0;
+        bool frontier_reads = false;
+        for (int32_t j : graph_.succs(i)) {
+          if (j == t) frontier_reads = true;
+          if (j < t) AddR(terms, constant, t, j, -1);
+        }
+        if (frontier_reads) continue;
+        AddS(terms, t + 1, i, -1);
+        Row(-kInfinity, std::move(terms), constant, 0);
+      }
+    }
+  }
+
+  // Knapsack rows: when node t is allocated in stage t, its inputs and every value the next
+  // stage holds are live, so b_t + sum b_u (u in preds(t)) + sum b_i S[t+1][i] (other i < t)
+  // <= budget. CBC's cover cuts cannot see this through the continuous U chain.
+  void AddKnapsackRows() {
+    for (int32_t t = 0; t + 1 < n_; ++t) {
+      double fixed = static_cast<double>(Bytes(t));
+      std::vector<bool> is_input(n_, false);
+      for (int32_t u : graph_.preds(t)) {
+        fixed += static_cast<double>(Bytes(u));
+        is_input[u] = true;
+      }
+      std::vector<Term> terms;
+      double total = fixed;
+      for (int32_t i = 0; i < t; ++i) {
+        if (is_input[i] || Bytes(i) == 0) continue;
+        if (model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
+        terms.push_back({model_.S(t + 1, i), static_cast<double>(Bytes(i))});
+        total += static_cast<double>(Bytes(i));
+      }
+      if (total <= static_cast<double>(model_.scaled_budget)) continue;  // never binding
+      Row(-kInfinity, std::move(terms), fixed, static_cast<double>(model_.scaled_budget));
+    }
+  }
+
+  bool infeasible() const { return infeasible_; }
+
+ private:
+  const Graph& graph_;
+  const CheckmateModelOptions& options_;
+  CheckmateModel& model_;
+  const int32_t n_;
+  std::vector<int32_t> last_use_;
+  bool infeasible_ = false;
+};
+
+namespace {
+
+ModelSize SizeOf(const LinearModel& lp) {
+  return {lp.num_columns(), lp.num_integer_columns(), lp.num_rows(), lp.num_nonzeros()};
+}
+
+}  // namespace
+
+std::vector<int32_t> LastPossibleUse(const Graph& graph) {
+  std::vector<int32_t> last(graph.size());
+  for (int32_t i = graph.size() - 1; i >= 0; --i) {
+    last[i] = i;
+    for (int32_t j : graph.succs(i)) last[i] = std::max(last[i], last[j]);
+  }
+  return last;
+}
+
+CheckmateModel BuildCheckmateModel(const Graph& graph, int64_t budget_bytes,
+                                   const CheckmateModelOptions& options) {
+  if (budget_bytes < 0) throw InputError(fmt::format("budget {} B is negative", budget_bytes));
+  CheckmateModel model;
+  CheckmateModelBuilder builder(graph, budget_bytes, options, model);
+  builder.AddColumns();
+  builder.AddFreeColumns();
+  builder.AddCheckpointCorrectness();
+  builder.AddInputCorrectness();
+  builder.AddMemoryRecurrence();
+  if (options.reductions) builder.AddDominanceRows();
+  if (options.knapsack_rows) builder.AddKnapsackRows();
+  model.proven_infeasible = builder.infeasible();
+  model.full_size = PaperSize(graph);
+  model.size = SizeOf(model.lp);
+  return model;
+}
+
+BitMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double threshold) const {
+  BitMatrix S(n_, n_);
+  for (int32_t t = 1; t < n_; ++t) {
+    for (int32_t i = 0; i < t; ++i) {
+      const int32_t column = this->S(t, i);
+      if (column != kAbsent && values[column] >= threshold) S.Set(t, i);
+    }
+  }
+  return S;
+}
+
+std::vector<double> CheckmateModel::Assignment(const Graph& graph,
+                                               const Schedule& schedule) const {
+  std::vector<double> values(static_cast<size_t>(lp.num_columns()), 0.0);
+  const BitMatrix& Rm = schedule.R;
+  const BitMatrix& Sm = schedule.S;
+  for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t i = 0; i < t; ++i) {
+      if (Rm.Get(t, i) && R(t, i) != kAbsent) values[R(t, i)] = 1;
+      if (Sm.Get(t, i) && S(t, i) != kAbsent) values[S(t, i)] = 1;
+    }
+  }
+  auto running = [&](int32_t t, int32_t v) { return v <= t && Rm.Get(t, v); };
+  for (const FreeColumn& f : frees_) {
+    bool free = running(f.t, f.k) && !(f.t + 1 < n_ && Sm.Get(f.t + 1, f.i));
+    for (int32_t j : graph.succs(f.i)) {
+      if (j > f.k && running(f.t, j)) free = false;
+    }
+    values[f.column] = free ? 1 : 0;
+  }
+  // U by the recurrence, with the same scaled bytes as the rows.
+  std::vector<double> freed_bytes(n_);
+  size_t next = 0;
+  for (int32_t t = 0; t < n_; ++t) {
+    std::fill(freed_bytes.begin(), freed_bytes.end(), 0.0);
+    while (next < frees_.size() && frees_[next].t == t) {
+      const FreeColumn& f = frees_[next++];
+      freed_bytes[f.k] += values[f.column] * static_cast<double>(graph.node(f.i).bytes / byte_scale);
+    }
+    double u = 0;
+    for (int32_t i = 0; i < t; ++i) {
+      if (Sm.Get(t, i)) u += static_cast<double>(graph.node(i).bytes / byte_scale);
+    }
+    for (int32_t k = 0; k <= t; ++k) {
+      if (k > 0) u -= freed_bytes[k - 1];
+      if (running(t, k)) u += static_cast<double>(graph.node(k).bytes / byte_scale);
+      values[u_first_[t] + k] = u;
+    }
+  }
+  return values;
+}
+
+}  // namespace remat

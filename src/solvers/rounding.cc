@@ -1,0 +1,115 @@
+// Deterministic and randomized rounding of the LP relaxation (DESIGN §5, paper §5).
+#include "solvers/rounding.h"
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/recompute.h"
+#include "solvers/clp_lp.h"
+
+namespace remat {
+namespace {
+
+struct Relaxation {
+  CheckmateModel model;
+  SolverOutput out;
+};
+
+Relaxation SolveRelaxation(const Graph& graph, int64_t budget_bytes, double eps,
+                           const LpOptions& options) {
+  if (!(eps >= 0 && eps < 1)) {
+    throw InputError(fmt::format("rounding allowance eps must be in [0, 1), got {}", eps));
+  }
+  const auto reduced = static_cast<int64_t>(std::floor((1.0 - eps) * static_cast<double>(budget_bytes)));
+  Relaxation relaxation{BuildCheckmateModel(graph, reduced, {.integer = false}), {}};
+  if (relaxation.model.proven_infeasible) {
+    relaxation.out.status = SolveStatus::kInfeasible;
+    relaxation.out.message = "some node and its inputs alone exceed the reduced budget";
+  } else {
+    relaxation.out = SolveLpWithClp(relaxation.model.lp, options);
+  }
+  return relaxation;
+}
+
+OptimizerResult Empty(const std::string& strategy, const Relaxation& relaxation) {
+  OptimizerResult result;
+  result.strategy = strategy;
+  result.full_size = relaxation.model.full_size;
+  result.size = relaxation.model.size;
+  result.solve_time_s = relaxation.out.seconds;
+  result.status = relaxation.out.status;
+  result.message = relaxation.out.message;
+  return result;
+}
+
+void Keep(OptimizerResult& result, StrategyResult candidate) {
+  if (!result.schedule || IsBetter(candidate, *result.schedule)) {
+    result.schedule = std::move(candidate);
+  }
+}
+
+// A rounded schedule that fits is a feasible (not proven optimal) answer.
+void Finish(OptimizerResult& result) {
+  if (result.status != SolveStatus::kOptimal) return;
+  result.status = result.schedule && result.schedule->status == FitStatus::kFits
+                      ? SolveStatus::kFeasible
+                      : SolveStatus::kInfeasible;
+  if (result.status == SolveStatus::kInfeasible) {
+    result.message = "no rounding fits the budget";
+  }
+}
+
+}  // namespace
+
+OptimizerResult SolveApproxDeterministic(const Graph& graph, int64_t budget_bytes,
+                                         const RoundingOptions& options) {
+  const Relaxation relaxation = SolveRelaxation(graph, budget_bytes, options.eps, options.lp);
+  OptimizerResult result = Empty("approx", relaxation);
+  if (relaxation.out.status != SolveStatus::kOptimal) {
+    if (relaxation.out.status == SolveStatus::kInfeasible) {
+      result.message = fmt::format("the LP is infeasible at (1 - {}) of the budget", options.eps);
+    }
+    return result;
+  }
+  for (double theta : options.thresholds) {
+    Keep(result, DecodeSchedule(graph, relaxation.model, relaxation.out.values, theta,
+                                budget_bytes, "approx",
+                                fmt::format("deterministic rounding, eps {}, theta {}",
+                                            options.eps, theta)));
+  }
+  Finish(result);
+  return result;
+}
+
+OptimizerResult SolveApproxRandomized(const Graph& graph, int64_t budget_bytes,
+                                      const RandomizedRoundingOptions& options) {
+  const Relaxation relaxation = SolveRelaxation(graph, budget_bytes, options.eps, options.lp);
+  OptimizerResult result = Empty("approx-randomized", relaxation);
+  if (relaxation.out.status != SolveStatus::kOptimal) return result;
+  const CheckmateModel& model = relaxation.model;
+  std::mt19937_64 rng(options.seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const int32_t n = graph.size();
+  for (int32_t round = 0; round < options.rounds; ++round) {
+    BitMatrix S(n, n);
+    for (int32_t t = 1; t < n; ++t) {
+      for (int32_t i = 0; i < t; ++i) {
+        const int32_t column = model.S(t, i);
+        if (column == CheckmateModel::kAbsent) continue;
+        // Every cell draws, even at 0 or 1, so the stream does not depend on the LP values.
+        if (uniform(rng) < relaxation.out.values[column]) S.Set(t, i);
+      }
+    }
+    Keep(result, EvaluateSchedule(graph, "approx-randomized",
+                                  ScheduleFromCheckpoints(graph, std::move(S)), budget_bytes,
+                                  fmt::format("randomized rounding, eps {}, seed {}, best of {}",
+                                              options.eps, options.seed, options.rounds)));
+  }
+  Finish(result);
+  return result;
+}
+
+}  // namespace remat

@@ -1,0 +1,53 @@
+// Solver-neutral options and outcomes of an LP or MILP solve.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+enum class SolveStatus {
+  kOptimal,               // proven within the requested relative gap
+  kFeasible,              // a solution, not proven optimal (time limit or gap)
+  kInfeasible,            // proven: no solution exists
+  kTimeLimitNoSolution,   // stopped before finding any solution
+  kError,                 // the solver failed; never reported as infeasible
+};
+
+const char* SolveStatusName(SolveStatus status);
+
+struct SolverProgress {
+  double elapsed_s = 0;
+  double incumbent = std::numeric_limits<double>::infinity();  // model objective units
+  double bound = -std::numeric_limits<double>::infinity();
+  int64_t nodes = 0;
+};
+
+struct MipOptions {
+  double time_limit_s = 60;    // elapsed (wall-clock) seconds
+  int32_t threads = 1;
+  double relative_gap = 1e-4;  // stop when (incumbent - bound) / |incumbent| is below this
+  int32_t seed = 1;
+  bool verbose = false;        // solver log to stderr
+  std::function<void(const SolverProgress&)> progress;  // called about once a second
+};
+
+struct LpOptions {
+  double time_limit_s = 3600;
+  bool verbose = false;
+};
+
+struct SolverOutput {
+  SolveStatus status = SolveStatus::kError;
+  std::vector<double> values;  // one per column when a solution exists
+  double objective = std::numeric_limits<double>::quiet_NaN();
+  double bound = -std::numeric_limits<double>::infinity();
+  double seconds = 0;
+  int64_t nodes = 0;
+  std::string message;         // solver's own words on errors and limits
+};
+
+}  // namespace remat

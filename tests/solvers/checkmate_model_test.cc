@@ -1,0 +1,75 @@
+#include "solvers/checkmate_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/errors.h"
+#include "core/simulator.h"
+#include "core/training_graph.h"
+#include "strategies/registry.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+// The model's memory rows describe exactly what the simulator measures: every baseline's
+// schedule, written as a full assignment, satisfies the model at a budget equal to its own
+// simulated peak and violates it one byte lower.
+class ModelMatchesSimulator : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(ModelMatchesSimulator, BaselineAssignmentsAreTightlyFeasible) {
+  const uint32_t seed = GetParam();
+  const Graph g = testing::RandomTrainingGraph(seed, 2 + static_cast<int32_t>(seed % 10));
+  for (const StrategySpec& spec : BaselineStrategies()) {
+    SCOPED_TRACE(spec.name);
+    const StrategyResult r = spec.run(g, int64_t{1} << 40);
+    const CheckmateModel at_peak = BuildCheckmateModel(g, r.peak_bytes);
+    const std::vector<double> values = at_peak.Assignment(g, r.schedule);
+    EXPECT_LE(at_peak.lp.MaxViolation(values), 1e-9);
+    // The objective counts every evaluation: the simulator's cost.
+    EXPECT_NEAR(at_peak.CostOf(at_peak.lp.Objective(values)), r.cost, 1e-9 * r.cost);
+    const CheckmateModel below = BuildCheckmateModel(g, r.peak_bytes - 1);
+    EXPECT_GT(below.lp.MaxViolation(below.Assignment(g, r.schedule)), 0.5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ModelMatchesSimulator, ::testing::Range(1u, 31u));
+
+TEST(CheckmateModelTest, ScalesBytesAndBudgetByTheirGcd) {
+  // Bytes 8, 12, 4, ...: gcd 4; a budget of 30 bytes becomes 7 units (rounded down).
+  ForwardGraph forward;
+  forward.nodes = {{.name = "a", .cost = 2, .bytes = 8}, {.name = "b", .cost = 4, .bytes = 12}};
+  forward.edges = {{0, 1}};
+  forward.loss_bytes = 4;
+  const CheckmateModel model = BuildCheckmateModel(BuildTrainingGraph(forward), 30);
+  EXPECT_EQ(model.byte_scale, 4);
+  EXPECT_EQ(model.scaled_budget, 7);
+  EXPECT_DOUBLE_EQ(model.cost_scale, 2);  // costs 2, 4, 0, 8, 4 have gcd 2
+}
+
+TEST(CheckmateModelTest, OnlyRAndSAreInteger) {
+  const Graph g = LinearGraph(6);  // 13 nodes
+  const CheckmateModel model = BuildCheckmateModel(g, 8);
+  // R[t][i] and S[t][i] for i < t: 2 * 13 * 12 / 2 binaries (no node is ever dead here).
+  EXPECT_EQ(model.size.integer_columns, 13 * 12);
+  EXPECT_LT(model.size.integer_columns, model.full_size.integer_columns);
+  EXPECT_LT(model.size.columns, model.full_size.columns);
+}
+
+TEST(CheckmateModelTest, LastPossibleUseFixesDeadValues) {
+  // 0 -> 1, 0 -> 2 with 1 a dead end: nothing ever needs 1 after stage 1.
+  const Graph g({{}, {}, {}}, {{0, 1}, {0, 2}});
+  EXPECT_EQ(LastPossibleUse(g), (std::vector<int32_t>{2, 1, 2}));
+  const CheckmateModel model = BuildCheckmateModel(g, 10);
+  EXPECT_EQ(model.S(2, 1), CheckmateModel::kAbsent);
+  EXPECT_EQ(model.R(2, 1), CheckmateModel::kAbsent);
+  EXPECT_NE(model.S(2, 0), CheckmateModel::kAbsent);
+}
+
+TEST(CheckmateModelTest, RejectsNegativeBudget) {
+  EXPECT_THROW(BuildCheckmateModel(LinearGraph(2), -1), InputError);
+}
+
+}  // namespace
+}  // namespace remat

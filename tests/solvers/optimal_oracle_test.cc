@@ -1,0 +1,53 @@
+// The MILP's optimum equals a brute-force search over all schedules on tiny graphs, at every
+// budget from infeasible to unconstrained; the LP bound never exceeds it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/training_graph.h"
+#include "solvers/brute_force.h"
+#include "solvers/checkmate_solver.h"
+#include "strategies/checkpoint_all.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+void ExpectOptimalMatchesOracle(const Graph& g) {
+  const auto outcomes = testing::AllSchedules(g);
+  const int64_t no_remat = CheckpointAll(g, int64_t{1} << 50).peak_bytes;
+  for (int64_t budget = MinimumPeakLowerBound(g) - 1; budget <= no_remat; ++budget) {
+    SCOPED_TRACE(::testing::Message() << "budget " << budget);
+    const double oracle = testing::OracleCost(outcomes, budget);
+    const OptimizerResult r = SolveOptimal(g, budget, {.mip = {.time_limit_s = 60}});
+    const LowerBound lp = LpLowerBound(g, budget);
+    if (std::isinf(oracle)) {
+      EXPECT_EQ(r.status, SolveStatus::kInfeasible);
+      EXPECT_NE(lp.status, SolveStatus::kError);
+      continue;
+    }
+    ASSERT_EQ(r.status, SolveStatus::kOptimal) << r.message;
+    ASSERT_TRUE(r.schedule.has_value());
+    EXPECT_DOUBLE_EQ(r.schedule->cost, oracle);
+    EXPECT_LE(r.schedule->peak_bytes, budget);
+    ASSERT_EQ(lp.status, SolveStatus::kOptimal) << lp.message;
+    EXPECT_LE(lp.cost, oracle + 1e-6);
+  }
+}
+
+TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
+
+TEST(OptimalOracleTest, TrainingChainOf2) {
+  ExpectOptimalMatchesOracle(BuildTrainingGraph(testing::RandomForwardGraph(3, 2)));
+}
+
+TEST(OptimalOracleTest, RandomUnlabeledDagOf6) {
+  ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(11, 6, 0.5));
+}
+
+TEST(OptimalOracleTest, RandomUnlabeledDagOf6WithZeroCosts) {
+  ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(5, 6, 0.4));
+}
+
+}  // namespace
+}  // namespace remat
