@@ -1,23 +1,58 @@
-// Where a command's graph comes from: --graph FILE (remat or node-link JSON).
+// Where a command's graph comes from: --graph FILE (remat or node-link JSON) or --model NAME
+// with its sizing options (the zoo), and how a budget is derived from --budget / --memory.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/zoo_commands.h"
 #include "core/graph.h"
+#include "zoo/fixed_memory.h"
 
 namespace remat {
 
 struct GraphSource {
   std::string graph_path;
+  ZooModelArgs zoo;  // zoo.model names a zoo model
+  // What to call the source in messages: the file or the model with its batch.
+  std::string Describe() const;
 };
 
-// Adds --graph to a subcommand.
+struct LoadedGraph {
+  Graph graph;
+  std::optional<ModelInfo> model;    // zoo models only
+  std::optional<FixedMemory> fixed;  // zoo models only, with the chosen optimizer
+};
+
+// Adds --graph and --model with the zoo's sizing options.
 void AddGraphSourceOptions(CLI::App& command, GraphSource& source);
 
-// Loads and validates the graph; InputError (exit 3) on a bad file, UsageError when no
-// source was given.
-Graph LoadGraphSource(const GraphSource& source);
+// Loads and validates the graph; InputError (exit 3) on a bad file or model, UsageError when
+// neither or both of --graph and --model are given.
+LoadedGraph LoadGraphSource(const GraphSource& source);
+
+struct BudgetArgs {
+  std::string budget_text;  // activation budget
+  std::string memory_text;  // device memory; the activation budget is memory - fixed
+  std::string fixed_text;   // fixed memory of a graph file (zoo models compute their own)
+};
+
+struct Budget {
+  int64_t activation_bytes = 0;
+  std::optional<int64_t> device_bytes;  // when derived from device memory
+  int64_t fixed_bytes = 0;              // subtracted from the device memory
+  std::string Describe() const;         // "device 16.00 GiB - fixed 1.03 GiB = ..."
+};
+
+// Adds --budget, --memory and --fixed-memory.
+void AddBudgetOptions(CLI::App& command, BudgetArgs& args);
+
+// Exactly one of --budget, --memory or --device (its capacity) must give the size. Percentages
+// are of `no_remat_peak_bytes`. A device too small for the fixed memory is an InputError.
+Budget ResolveBudget(const BudgetArgs& args, const GraphSource& source,
+                     const LoadedGraph& loaded, int64_t no_remat_peak_bytes);
 
 }  // namespace remat

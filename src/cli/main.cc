@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/zoo_commands.h"
 #include "core/errors.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   AddSolveCommand(app, exit_code);
   AddGraphCommands(app, exit_code);
+  AddZooCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

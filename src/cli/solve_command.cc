@@ -1,134 +1,168 @@
-// remat solve: run one or more strategies on a graph against a budget and compare them.
+// remat solve: run strategies on a graph against a budget and compare them with the LP bound.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/sizes.h"
+#include "cli/strategy_runner.h"
 #include "core/graph_json.h"
 #include "core/schedule_json.h"
+#include "solvers/checkmate_solver.h"
 #include "strategies/checkpoint_all.h"
-#include "strategies/registry.h"
 
 namespace remat {
 namespace {
 
 struct SolveOptions {
   GraphSource source;
-  std::string budget_text;
+  BudgetArgs budget;
   std::string strategies = "all";
   std::string output_path;
+  SolverSettings solver;
+  bool lower_bound = true;
   bool json = false;
+  bool quiet = false;
 };
 
-std::vector<const StrategySpec*> SelectStrategies(const std::string& list, const Graph& graph) {
-  std::vector<const StrategySpec*> chosen;
-  if (list == "all") {
-    for (const StrategySpec& spec : BaselineStrategies()) {
-      if (!spec.needs_training_structure || graph.has_training_structure()) {
-        chosen.push_back(&spec);
-      }
-    }
-    return chosen;
+std::string Gap(const StrategyRow& row, const std::optional<double>& bound) {
+  if (!row.fits() || !bound || row.result->cost <= 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * std::max(0.0, row.result->cost - *bound) / row.result->cost);
+}
+
+nlohmann::json RowJson(const StrategyRow& row, double no_remat_cost,
+                       const std::optional<double>& bound) {
+  nlohmann::json j = {{"strategy", row.strategy},
+                      {"solve_time_s", row.seconds},
+                      {"note", row.note}};
+  if (!row.solver_status.empty()) j["solver_status"] = row.solver_status;
+  if (row.own_bound) j["solver_lower_bound"] = *row.own_bound;
+  if (!row.result) {
+    j["status"] = "no_schedule";
+    return j;
   }
-  std::stringstream stream(list);
-  std::string name;
-  while (std::getline(stream, name, ',')) {
-    const StrategySpec* spec = FindBaseline(name);
-    if (spec == nullptr) {
-      std::vector<std::string> names;
-      for (const StrategySpec& s : BaselineStrategies()) names.push_back(s.name);
-      throw UsageError(fmt::format("unknown strategy '{}'; choose from: all, {}", name,
-                                   fmt::join(names, ", ")));
-    }
-    chosen.push_back(spec);
-  }
-  if (chosen.empty()) throw UsageError("--strategy lists no strategy");
-  return chosen;
+  const StrategyResult& r = *row.result;
+  j["status"] = r.status == FitStatus::kFits ? "fits" : "over_budget";
+  j["cost"] = r.cost;
+  j["overhead"] = r.cost / no_remat_cost;
+  j["peak_bytes"] = r.peak_bytes;
+  j["parameters"] = r.parameters;
+  if (bound && r.cost > 0 && row.fits()) j["gap_to_lower_bound"] = std::max(0.0, r.cost - *bound) / r.cost;
+  return j;
 }
 
 void RunSolve(const SolveOptions& options, int& exit_code) {
-  SizeSpec budget_spec;
-  try {
-    budget_spec = ParseSize(options.budget_text);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(fmt::format("--budget: {}", error.what()));
-  }
-  const Graph graph = LoadGraphSource(options.source);
-  const std::vector<const StrategySpec*> specs = SelectStrategies(options.strategies, graph);
-  if (!options.output_path.empty() && specs.size() != 1) {
+  const LoadedGraph loaded = LoadGraphSource(options.source);
+  const Graph& graph = loaded.graph;
+  const std::vector<std::string> names = ParseStrategyList(options.strategies, graph);
+  if (!options.output_path.empty() && names.size() != 1) {
     throw UsageError("-o/--output saves one schedule: choose a single --strategy");
   }
   const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
-  const int64_t budget_bytes = ResolveSize(budget_spec, no_remat.peak_bytes);
-  const int64_t lower_bound = MinimumPeakLowerBound(graph);
+  const Budget budget = ResolveBudget(options.budget, options.source, loaded, no_remat.peak_bytes);
+  const int64_t budget_bytes = budget.activation_bytes;
+  const int64_t min_peak = MinimumPeakLowerBound(graph);
+  SolverSettings settings = options.solver;
+  settings.progress = !options.quiet && ::isatty(STDERR_FILENO);
 
-  std::vector<StrategyResult> results;
-  for (const StrategySpec* spec : specs) results.push_back(spec->run(graph, budget_bytes));
-  const bool any_fits = std::any_of(results.begin(), results.end(), [](const auto& r) {
-    return r.status == FitStatus::kFits;
-  });
+  std::optional<double> bound;
+  std::string bound_note;
+  if (options.lower_bound) {
+    const LowerBound lp = LpLowerBound(graph, budget_bytes, {.time_limit_s = settings.time_limit_s});
+    if (lp.status == SolveStatus::kOptimal) {
+      bound = lp.cost;
+      bound_note = fmt::format("{:.6g} (LP relaxation, {:.2f} s)", lp.cost, lp.solve_time_s);
+    } else {
+      bound_note = fmt::format("none: LP {}{}", SolveStatusName(lp.status),
+                               lp.message.empty() ? "" : " (" + lp.message + ")");
+    }
+  }
+  std::vector<StrategyRow> rows;
+  for (const std::string& name : names) rows.push_back(RunStrategy(name, graph, budget_bytes, settings));
+  const bool any_fits = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.fits(); });
   const std::string below_minimum =
-      budget_bytes < lower_bound
+      budget_bytes < min_peak
           ? fmt::format("the budget {} B is below this graph's minimum peak {} B (the largest "
                         "output plus its inputs): no schedule can fit",
-                        budget_bytes, lower_bound)
+                        budget_bytes, min_peak)
           : "";
 
   if (options.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const StrategyResult& r : results) {
-      rows.push_back({{"strategy", r.strategy},
-                      {"status", r.status == FitStatus::kFits ? "fits" : "over_budget"},
-                      {"cost", r.cost},
-                      {"overhead", r.cost / no_remat.cost},
-                      {"peak_bytes", r.peak_bytes},
-                      {"parameters", r.parameters}});
-    }
-    const nlohmann::json doc = {
-        {"schema", "remat.solve/1"},
+    nlohmann::json results = nlohmann::json::array();
+    for (const StrategyRow& row : rows) results.push_back(RowJson(row, no_remat.cost, bound));
+    nlohmann::json doc = {
+        {"schema", "remat.solve/2"},
         {"graph", {{"name", graph.name()}, {"nodes", graph.size()},
                    {"edges", graph.edges().size()}, {"cost_unit", graph.cost_unit()},
                    {"fingerprint", GraphFingerprint(graph)}}},
         {"budget_bytes", budget_bytes},
+        {"device_memory_bytes",
+         budget.device_bytes ? nlohmann::json(*budget.device_bytes) : nlohmann::json(nullptr)},
+        {"fixed_memory_bytes", budget.fixed_bytes},
         {"no_remat_cost", no_remat.cost},
         {"no_remat_peak_bytes", no_remat.peak_bytes},
-        {"min_peak_lower_bound_bytes", lower_bound},
-        {"results", rows}};
+        {"min_peak_lower_bound_bytes", min_peak},
+        {"lower_bound_cost", bound ? nlohmann::json(*bound) : nlohmann::json(nullptr)},
+        {"solver", {{"time_limit_s", settings.time_limit_s}, {"threads", settings.threads},
+                    {"relative_gap", settings.relative_gap}, {"seed", settings.seed},
+                    {"eps", settings.eps}, {"rounds", settings.rounds}}},
+        {"results", results}};
     fmt::print("{}\n", doc.dump(2));
+    if (!below_minimum.empty()) fmt::print(stderr, "remat: {}\n", below_minimum);
   } else {
     fmt::print("graph: {} ({} nodes, {} edges, costs in {})\n",
-               graph.name().empty() ? options.source.graph_path : graph.name(), graph.size(),
+               graph.name().empty() ? options.source.Describe() : graph.name(), graph.size(),
                graph.edges().size(), graph.cost_unit());
-    fmt::print("activation budget: {} ({} B, {:.1f}% of the no-remat peak {})\n",
-               FormatBytes(budget_bytes), budget_bytes,
+    if (loaded.fixed) {
+      const FixedMemory& f = *loaded.fixed;
+      fmt::print("fixed memory: {} = parameters {} + gradients {} + optimizer {} + input {}\n",
+                 FormatBytes(f.total_bytes()), FormatBytes(f.parameter_bytes),
+                 FormatBytes(f.gradient_bytes), FormatBytes(f.optimizer_bytes),
+                 FormatBytes(f.input_bytes));
+    }
+    fmt::print("activation budget: {}, {:.1f}% of the no-remat peak {}\n", budget.Describe(),
                100.0 * static_cast<double>(budget_bytes) /
                    static_cast<double>(std::max<int64_t>(1, no_remat.peak_bytes)),
                FormatBytes(no_remat.peak_bytes));
-    std::vector<std::vector<std::string>> rows;
-    for (const StrategyResult& r : results) {
-      rows.push_back({r.strategy, FitStatusName(r.status), fmt::format("{:.6g}", r.cost),
-                      fmt::format("{:.3f}x", r.cost / no_remat.cost), FormatBytes(r.peak_bytes),
-                      r.parameters});
+    if (options.lower_bound) fmt::print("cost lower bound: {}\n", bound_note);
+    std::vector<std::vector<std::string>> table;
+    for (const StrategyRow& row : rows) {
+      const std::string status =
+          row.result ? FitStatusName(row.result->status)
+                     : "no schedule (" + row.solver_status + ")";
+      table.push_back(
+          {row.strategy, status,
+           row.result ? fmt::format("{:.6g}", row.result->cost) : "-",
+           row.result ? fmt::format("{:.3f}x", row.result->cost / no_remat.cost) : "-",
+           Gap(row, bound), row.result ? FormatBytes(row.result->peak_bytes) : "-",
+           fmt::format("{:.2f}", row.seconds),
+           row.result ? row.result->parameters : row.note});
     }
-    fmt::print("\n{}", FormatTable({"strategy", "status", "cost", "overhead", "peak", "choice"},
-                                   rows));
+    fmt::print("\n{}", FormatTable({"strategy", "status", "cost", "overhead", "gap", "peak",
+                                    "time s", "choice"},
+                                   table));
     if (!below_minimum.empty()) fmt::print("\n{}\n", below_minimum);
   }
-  if (!below_minimum.empty() && options.json) fmt::print(stderr, "remat: {}\n", below_minimum);
   if (!options.output_path.empty()) {
-    const StrategyResult& r = results.front();
-    SaveScheduleFile(graph, r.schedule,
-                     {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
-                      .budget_bytes = budget_bytes},
-                     options.output_path);
-    if (!options.json) fmt::print("schedule written to {}\n", options.output_path);
+    const StrategyRow& row = rows.front();
+    if (!row.result) {
+      fmt::print(stderr, "remat: {} found no schedule; {} not written\n", row.strategy,
+                 options.output_path);
+    } else {
+      const StrategyResult& r = *row.result;
+      SaveScheduleFile(graph, r.schedule,
+                       {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
+                        .budget_bytes = budget_bytes},
+                       options.output_path);
+      if (!options.json) fmt::print("schedule written to {}\n", options.output_path);
+    }
   }
   exit_code = any_fits ? kExitOk : kExitNoFeasibleSchedule;
 }
@@ -139,13 +173,29 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<SolveOptions>();
   CLI::App* solve = app.add_subcommand("solve", "plan a training step within a memory budget");
   AddGraphSourceOptions(*solve, options->source);
-  solve->add_option("--budget", options->budget_text,
-                    "activation budget: bytes, 16GiB, 512MB, or 60% of the no-remat peak")
-      ->required();
+  AddBudgetOptions(*solve, options->budget);
   solve->add_option("--strategy", options->strategies,
                     "strategy name, comma-separated list, or 'all' (default)");
   solve->add_option("-o,--output", options->output_path,
                     "save the schedule (JSON) of the single chosen strategy");
+  solve->add_option("--time-limit", options->solver.time_limit_s,
+                    "wall-clock seconds per solver run (default 60)")
+      ->check(CLI::PositiveNumber);
+  solve->add_option("--threads", options->solver.threads, "CBC threads (default 1)")
+      ->check(CLI::Range(1, 256));
+  solve->add_option("--gap", options->solver.relative_gap,
+                    "relative optimality gap at which CBC stops (default 1e-4)")
+      ->check(CLI::Range(0.0, 1.0));
+  solve->add_option("--seed", options->solver.seed, "solver and rounding seed (default 1)");
+  solve->add_option("--eps", options->solver.eps,
+                    "approx: the LP sees (1 - eps) of the budget (default 0.1)")
+      ->check(CLI::Range(0.0, 0.99));
+  solve->add_option("--rounds", options->solver.rounds,
+                    "approx-randomized: number of roundings (default 20)")
+      ->check(CLI::Range(1, 100000));
+  solve->add_flag("!--no-lower-bound", options->lower_bound, "skip the LP lower bound");
+  solve->add_flag("--verbose", options->solver.verbose, "solver logs on stderr");
+  solve->add_flag("--quiet", options->quiet, "no progress line on stderr");
   solve->add_flag("--json", options->json, "machine-readable output");
   solve->callback([options, &exit_code] { RunSolve(*options, exit_code); });
 }

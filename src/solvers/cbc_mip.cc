@@ -2,7 +2,11 @@
 // heuristics as the cbc program, with elapsed-time limits, a MIP start and progress events.
 #include "solvers/cbc_mip.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <cmath>
 #include <string>
 
@@ -54,12 +58,37 @@ class ProgressHandler : public CbcEventHandler {
 
 std::string Number(double value) { return std::to_string(value); }
 
+// CBC's driver prints some lines with printf and std::cout. Only the command line writes to
+// stdout (it may be JSON), so file descriptor 1 points at stderr for the duration of a solve.
+class StdoutToStderr {
+ public:
+  StdoutToStderr() {
+    std::fflush(stdout);
+    saved_ = ::dup(STDOUT_FILENO);
+    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutToStderr() {
+    std::cout.flush();
+    std::fflush(stdout);
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDOUT_FILENO);
+      ::close(saved_);
+    }
+  }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 }  // namespace
 
 SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>& start,
                              const MipOptions& options) {
   const auto begin = Clock::now();
   SolverOutput out;
+  const StdoutToStderr redirect;
   try {
     const CoinArrays arrays = ToCoin(model);
     OsiClpSolverInterface solver;
@@ -72,6 +101,7 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
     }
     solver.messageHandler()->setLogLevel(0);
     CbcModel cbc(solver);
+    cbc.messageHandler()->setLogLevel(options.verbose ? 1 : 0);
     // Column names are needed only to match the MIP start.
     if (!start.empty()) {
       std::vector<std::pair<std::string, double>> mip_start;

@@ -1,6 +1,8 @@
 // S matrices from checkpoint sets, and the shared result evaluation of every strategy.
 #include "strategies/checkpoints.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -42,19 +44,42 @@ bool IsBetter(const StrategyResult& a, const StrategyResult& b) {
   return a.cost < b.cost;
 }
 
-BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep) {
+BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+                           bool recompute_segments) {
   const int32_t n = graph.size();
   BitMatrix S(n, n);
-  for (int32_t u = 0; u < n; ++u) {
-    int32_t hold_until = graph.last_consumer(u);
-    if (graph.node(u).kind == NodeKind::kForward && !keep[u]) {
-      hold_until = -1;
-      for (int32_t v : graph.succs(u)) {
-        const NodeKind kind = graph.node(v).kind;
-        if (kind == NodeKind::kForward || kind == NodeKind::kLoss) hold_until = v;
+  auto hold = [&S](int32_t u, int32_t from, int32_t until) {
+    for (int32_t t = from + 1; t <= until; ++t) S.Set(t, u);
+  };
+  // Segment of each non-kept forward node (a run between kept nodes in topological order) and
+  // the first backward stage that reads any node of the segment.
+  std::vector<int32_t> segment(n, -1);
+  std::vector<int32_t> segment_start;
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) continue;
+    if (v == 0 || keep[v - 1] || segment[v - 1] < 0) segment_start.push_back(n);
+    segment[v] = static_cast<int32_t>(segment_start.size()) - 1;
+    for (int32_t w : graph.succs(v)) {
+      if (graph.node(w).kind == NodeKind::kBackward) {
+        segment_start.back() = std::min(segment_start.back(), w);
+        break;
       }
     }
-    for (int32_t t = u + 1; t <= hold_until; ++t) S.Set(t, u);
+  }
+  for (int32_t u = 0; u < n; ++u) {
+    if (graph.node(u).kind != NodeKind::kForward || keep[u]) {
+      hold(u, u, graph.last_consumer(u));
+      continue;
+    }
+    int32_t last_forward_use = -1;
+    for (int32_t v : graph.succs(u)) {
+      const NodeKind kind = graph.node(v).kind;
+      if (kind == NodeKind::kForward || kind == NodeKind::kLoss) last_forward_use = v;
+    }
+    hold(u, u, last_forward_use);
+    if (recompute_segments && segment_start[segment[u]] < n) {
+      hold(u, segment_start[segment[u]], graph.last_consumer(u));
+    }
   }
   return S;
 }

@@ -11,12 +11,16 @@
 
 namespace remat {
 
-// S for a checkpoint set over forward nodes: a kept forward node, the loss and every backward
-// node stay in memory from the stage after they are computed until the stage of their last
-// consumer; a forward node that is not kept stays only until its last forward (or loss)
-// consumer and is recomputed in the backward pass when needed. In an unlabeled graph every
-// node counts as kept. `keep` has one entry per node; entries of non-forward nodes are ignored.
-BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep);
+// S for a checkpoint set over forward nodes (DESIGN §6). A kept forward node, the loss and
+// every backward node stay in memory from the stage after they are computed until the stage of
+// their last consumer. A forward node that is not kept stays only until its last forward (or
+// loss) consumer. With `recompute_segments` (Chen's scheme), the non-kept nodes between two
+// kept ones form a segment that the backward pass recomputes once, in the first stage that
+// needs any of them, and then holds until each one's last consumer; without it, every stage
+// recomputes what it needs (binomial checkpointing places its own checkpoints instead). In an
+// unlabeled graph every node counts as kept. `keep` has one entry per node.
+BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+                           bool recompute_segments = true);
 
 // CheckpointMatrix followed by the R-from-S rule.
 Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep);

@@ -86,7 +86,8 @@ void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t 
 StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialTable& table,
                          int64_t budget_bytes, int32_t slots) {
   const int32_t f = static_cast<int32_t>(chain.node.size());
-  BitMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false));
+  BitMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false),
+                               /*recompute_segments=*/false);
   Reverse(table, chain, -1, f, slots, -1, S);
   return EvaluateSchedule(graph, "griewank", ScheduleFromCheckpoints(graph, std::move(S)),
                           budget_bytes,

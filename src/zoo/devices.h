@@ -9,11 +9,11 @@
 namespace remat {
 
 struct DeviceSpec {
-  std::string name;         // e.g. "a100-40gb"
-  std::string description;  // the product, e.g. "NVIDIA A100 SXM4 40 GB (HBM2)"
-  int64_t memory_bytes = 0;           // nominal capacity, GB read as GiB (docs/zoo.md)
-  double peak_flops_per_s = 0;        // dense FP32 peak without tensor cores
-  double bandwidth_bytes_per_s = 0;   // peak memory bandwidth
+  std::string name;                  // e.g. "a100-40gb"
+  std::string description;           // the product, e.g. "NVIDIA A100 SXM4 40 GB (HBM2)"
+  int64_t memory_bytes = 0;          // nominal capacity, GB read as GiB (docs/zoo.md)
+  double peak_flops_per_s = 0;       // dense FP32 peak without tensor cores
+  double bandwidth_bytes_per_s = 0;  // peak memory bandwidth
 };
 
 // In increasing capacity: v100-16gb, a100-40gb, a100-80gb, h100-80gb, h200-141gb.

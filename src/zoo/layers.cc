@@ -1,11 +1,11 @@
 // Shape inference, parameter counts and the analytic FLOP model of each layer kind.
 #include "zoo/layers.h"
 
-#include <algorithm>
-#include <limits>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
 
 #include "core/errors.h"
 
@@ -26,7 +26,8 @@ double ActivationFlops(Activation activation, const Shape& out) {
 int64_t NumElements(const Shape& shape) {
   int64_t product = 1;
   for (int64_t dim : shape) {
-    if (dim < 0) throw InputError(fmt::format("negative dimension in shape {}", FormatShape(shape)));
+    if (dim < 0)
+      throw InputError(fmt::format("negative dimension in shape {}", FormatShape(shape)));
     if (dim != 0 && product > kMaxElements / dim) {
       throw InputError(fmt::format("tensor of shape {} is too large: its byte size overflows int64",
                                    FormatShape(shape)));
@@ -69,8 +70,8 @@ NetworkBuilder::NetworkBuilder(std::string name, Shape input_shape)
   if (input_shape_.empty()) throw InputError(fmt::format("{}: the input has no dimensions", name_));
   for (int64_t dim : input_shape_) {
     if (dim < 1) {
-      throw InputError(fmt::format("{}: input shape {} has a dimension < 1", name_,
-                                   FormatShape(input_shape_)));
+      throw InputError(
+          fmt::format("{}: input shape {} has a dimension < 1", name_, FormatShape(input_shape_)));
     }
   }
   NumElements(input_shape_);  // rejects an input too large to address
@@ -82,13 +83,6 @@ const Shape& NetworkBuilder::shape(Tensor tensor) const {
     throw InternalError(fmt::format("{}: tensor {} does not exist", name_, tensor));
   }
   return layers_[tensor].output_shape;
-}
-
-NetworkBuilder::Tensor NetworkBuilder::Find(const std::string& layer_name) const {
-  for (Tensor id = 0; id < static_cast<Tensor>(layers_.size()); ++id) {
-    if (layers_[id].name == layer_name) return id;
-  }
-  throw InternalError(fmt::format("{}: no layer named '{}'", name_, layer_name));
 }
 
 void NetworkBuilder::Fail(const std::string& layer_name, const std::string& what) const {
@@ -138,8 +132,13 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2D(const std::string& name, Tensor x,
   const int64_t params = kernel * kernel * in[3] * filters + (options.use_bias ? filters : 0);
   const double flops = static_cast<double>(kernel * kernel * in[3]) * Elements(out) +
                        ActivationFlops(options.activation, out);
-  return Push({.name = name, .kind = LayerKind::kConv2D, .inputs = {x}, .output_shape = out,
-               .parameters = params, .trainable_parameters = params, .weights_read = params,
+  return Push({.name = name,
+               .kind = LayerKind::kConv2D,
+               .inputs = {x},
+               .output_shape = out,
+               .parameters = params,
+               .trainable_parameters = params,
+               .weights_read = params,
                .flops = flops});
 }
 
@@ -151,9 +150,14 @@ NetworkBuilder::Tensor NetworkBuilder::DepthwiseConv2D(const std::string& name, 
   const int64_t params = kernel * kernel * in[3] + (options.use_bias ? in[3] : 0);
   const double flops = static_cast<double>(kernel * kernel) * Elements(out) +
                        ActivationFlops(options.activation, out);
-  return Push({.name = name, .kind = LayerKind::kDepthwiseConv2D, .inputs = {x},
-               .output_shape = out, .parameters = params, .trainable_parameters = params,
-               .weights_read = params, .flops = flops});
+  return Push({.name = name,
+               .kind = LayerKind::kDepthwiseConv2D,
+               .inputs = {x},
+               .output_shape = out,
+               .parameters = params,
+               .trainable_parameters = params,
+               .weights_read = params,
+               .flops = flops});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, Tensor x,
@@ -171,9 +175,14 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, 
   const int64_t params = kernel * kernel * in[3] * filters + (options.use_bias ? filters : 0);
   const double flops = static_cast<double>(kernel * kernel * filters) * Elements(in) +
                        ActivationFlops(options.activation, out);
-  return Push({.name = name, .kind = LayerKind::kConv2DTranspose, .inputs = {x},
-               .output_shape = out, .parameters = params, .trainable_parameters = params,
-               .weights_read = params, .flops = flops});
+  return Push({.name = name,
+               .kind = LayerKind::kConv2DTranspose,
+               .inputs = {x},
+               .output_shape = out,
+               .parameters = params,
+               .trainable_parameters = params,
+               .weights_read = params,
+               .flops = flops});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, int64_t units,
@@ -188,8 +197,13 @@ NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, 
   const int64_t owned = options.tied ? 0 : weights;
   const double flops = static_cast<double>(rows) * static_cast<double>(cin * units) +
                        ActivationFlops(options.activation, out);
-  return Push({.name = name, .kind = LayerKind::kDense, .inputs = {x}, .output_shape = out,
-               .parameters = owned, .trainable_parameters = owned, .weights_read = weights,
+  return Push({.name = name,
+               .kind = LayerKind::kDense,
+               .inputs = {x},
+               .output_shape = out,
+               .parameters = owned,
+               .trainable_parameters = owned,
+               .weights_read = weights,
                .flops = flops});
 }
 
@@ -197,23 +211,36 @@ NetworkBuilder::Tensor NetworkBuilder::BatchNorm(const std::string& name, Tensor
   const Shape in = shape(x);
   const int64_t channels = in.back();
   // gamma and beta are trained; the moving mean and variance are not (Keras counts all four).
-  return Push({.name = name, .kind = LayerKind::kBatchNorm, .inputs = {x}, .output_shape = in,
-               .parameters = 4 * channels, .trainable_parameters = 2 * channels,
-               .weights_read = 4 * channels, .flops = 4.0 * Elements(in)});
+  return Push({.name = name,
+               .kind = LayerKind::kBatchNorm,
+               .inputs = {x},
+               .output_shape = in,
+               .parameters = 4 * channels,
+               .trainable_parameters = 2 * channels,
+               .weights_read = 4 * channels,
+               .flops = 4.0 * Elements(in)});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::LayerNorm(const std::string& name, Tensor x) {
   const Shape in = shape(x);
   const int64_t channels = in.back();
-  return Push({.name = name, .kind = LayerKind::kLayerNorm, .inputs = {x}, .output_shape = in,
-               .parameters = 2 * channels, .trainable_parameters = 2 * channels,
-               .weights_read = 2 * channels, .flops = 4.0 * Elements(in)});
+  return Push({.name = name,
+               .kind = LayerKind::kLayerNorm,
+               .inputs = {x},
+               .output_shape = in,
+               .parameters = 2 * channels,
+               .trainable_parameters = 2 * channels,
+               .weights_read = 2 * channels,
+               .flops = 4.0 * Elements(in)});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Activate(const std::string& name, Tensor x,
                                                 Activation activation) {
   const Shape in = shape(x);
-  return Push({.name = name, .kind = LayerKind::kActivation, .inputs = {x}, .output_shape = in,
+  return Push({.name = name,
+               .kind = LayerKind::kActivation,
+               .inputs = {x},
+               .output_shape = in,
                .flops = ActivationFlops(activation, in)});
 }
 
@@ -235,7 +262,9 @@ NetworkBuilder::Tensor NetworkBuilder::AvgPool(const std::string& name, Tensor x
 
 NetworkBuilder::Tensor NetworkBuilder::GlobalAvgPool(const std::string& name, Tensor x) {
   const Shape in = RequireRank(name, x, 4);
-  return Push({.name = name, .kind = LayerKind::kGlobalAvgPool, .inputs = {x},
+  return Push({.name = name,
+               .kind = LayerKind::kGlobalAvgPool,
+               .inputs = {x},
                .output_shape = {in[0], in[3]}});
 }
 
@@ -243,7 +272,9 @@ NetworkBuilder::Tensor NetworkBuilder::ZeroPad(const std::string& name, Tensor x
                                                int64_t bottom, int64_t left, int64_t right) {
   const Shape in = RequireRank(name, x, 4);
   if (top < 0 || bottom < 0 || left < 0 || right < 0) Fail(name, "negative padding");
-  return Push({.name = name, .kind = LayerKind::kZeroPadding, .inputs = {x},
+  return Push({.name = name,
+               .kind = LayerKind::kZeroPadding,
+               .inputs = {x},
                .output_shape = {in[0], in[1] + top + bottom, in[2] + left + right, in[3]}});
 }
 
@@ -255,15 +286,18 @@ NetworkBuilder::Tensor NetworkBuilder::Crop(const std::string& name, Tensor x, i
     Fail(name, fmt::format("cropping ({}, {}, {}, {}) leaves nothing of {}", top, bottom, left,
                            right, FormatShape(in)));
   }
-  return Push({.name = name, .kind = LayerKind::kCropping, .inputs = {x},
+  return Push({.name = name,
+               .kind = LayerKind::kCropping,
+               .inputs = {x},
                .output_shape = {in[0], in[1] - top - bottom, in[2] - left - right, in[3]}});
 }
 
-NetworkBuilder::Tensor NetworkBuilder::UpSample(const std::string& name, Tensor x,
-                                                int64_t factor) {
+NetworkBuilder::Tensor NetworkBuilder::UpSample(const std::string& name, Tensor x, int64_t factor) {
   const Shape in = RequireRank(name, x, 4);
   if (factor < 1) Fail(name, "the upsampling factor must be >= 1");
-  return Push({.name = name, .kind = LayerKind::kUpSampling, .inputs = {x},
+  return Push({.name = name,
+               .kind = LayerKind::kUpSampling,
+               .inputs = {x},
                .output_shape = {in[0], in[1] * factor, in[2] * factor, in[3]}});
 }
 
@@ -274,8 +308,7 @@ NetworkBuilder::Tensor NetworkBuilder::Concat(const std::string& name,
   for (size_t k = 1; k < xs.size(); ++k) {
     const Shape& s = shape(xs[k]);
     if (s.size() != out.size() || !std::equal(s.begin(), s.end() - 1, out.begin())) {
-      Fail(name, fmt::format("inputs of shapes {} and {} differ outside the channel axis; for "
-                             "the segmentation networks choose a resolution divisible by 32",
+      Fail(name, fmt::format("inputs of shapes {} and {} differ outside the channel axis",
                              FormatShape(shape(xs[0])), FormatShape(s)));
     }
     out.back() += s.back();
@@ -283,8 +316,7 @@ NetworkBuilder::Tensor NetworkBuilder::Concat(const std::string& name,
   return Push({.name = name, .kind = LayerKind::kConcat, .inputs = xs, .output_shape = out});
 }
 
-NetworkBuilder::Tensor NetworkBuilder::Add(const std::string& name,
-                                           const std::vector<Tensor>& xs) {
+NetworkBuilder::Tensor NetworkBuilder::Add(const std::string& name, const std::vector<Tensor>& xs) {
   if (xs.size() < 2) Fail(name, "addition needs at least two inputs");
   const Shape out = shape(xs[0]);
   for (size_t k = 1; k < xs.size(); ++k) {
@@ -293,14 +325,19 @@ NetworkBuilder::Tensor NetworkBuilder::Add(const std::string& name,
                              FormatShape(shape(xs[k]))));
     }
   }
-  return Push({.name = name, .kind = LayerKind::kAdd, .inputs = xs, .output_shape = out,
+  return Push({.name = name,
+               .kind = LayerKind::kAdd,
+               .inputs = xs,
+               .output_shape = out,
                .flops = static_cast<double>(xs.size() - 1) * Elements(out)});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Flatten(const std::string& name, Tensor x) {
   const Shape in = shape(x);
   const int64_t batch = in[0];
-  return Push({.name = name, .kind = LayerKind::kFlatten, .inputs = {x},
+  return Push({.name = name,
+               .kind = LayerKind::kFlatten,
+               .inputs = {x},
                .output_shape = {batch, NumElements(in) / batch}});
 }
 
@@ -316,8 +353,7 @@ NetworkBuilder::Tensor NetworkBuilder::Reshape(const std::string& name, Tensor x
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Dropout(const std::string& name, Tensor x) {
-  return Push({.name = name, .kind = LayerKind::kDropout, .inputs = {x},
-               .output_shape = shape(x)});
+  return Push({.name = name, .kind = LayerKind::kDropout, .inputs = {x}, .output_shape = shape(x)});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::MatMul(const std::string& name, Tensor a, Tensor b) {
@@ -330,7 +366,10 @@ NetworkBuilder::Tensor NetworkBuilder::MatMul(const std::string& name, Tensor a,
   Shape out = sa;
   out.back() = sb.back();
   const double flops = Elements(out) * static_cast<double>(sa.back());  // batch * M * N * K
-  return Push({.name = name, .kind = LayerKind::kMatMul, .inputs = {a, b}, .output_shape = out,
+  return Push({.name = name,
+               .kind = LayerKind::kMatMul,
+               .inputs = {a, b},
+               .output_shape = out,
                .flops = flops});
 }
 
@@ -338,8 +377,11 @@ NetworkBuilder::Tensor NetworkBuilder::Embedding(const std::string& name, Tensor
                                                  int64_t vocab, int64_t hidden) {
   const Shape in = RequireRank(name, tokens, 2);
   const int64_t params = (vocab + in[1]) * hidden;  // token table plus one row per position
-  return Push({.name = name, .kind = LayerKind::kEmbedding, .inputs = {tokens},
-               .output_shape = {in[0], in[1], hidden}, .parameters = params,
+  return Push({.name = name,
+               .kind = LayerKind::kEmbedding,
+               .inputs = {tokens},
+               .output_shape = {in[0], in[1], hidden},
+               .parameters = params,
                .trainable_parameters = params,
                // a lookup reads one token row and one position row per output vector
                .weights_read = 2 * in[0] * in[1] * hidden,
@@ -356,9 +398,12 @@ NetworkBuilder::Tensor NetworkBuilder::AttentionScores(const std::string& name, 
   const int64_t hidden = in[2] / 3;
   const Shape out = {in[0], heads, in[1], in[1]};
   // heads * (S x S dot products of length H / heads) per sample = S * S * H
-  const double flops = static_cast<double>(in[0]) * static_cast<double>(in[1] * in[1]) *
-                       static_cast<double>(hidden);
-  return Push({.name = name, .kind = LayerKind::kMatMul, .inputs = {qkv}, .output_shape = out,
+  const double flops =
+      static_cast<double>(in[0]) * static_cast<double>(in[1] * in[1]) * static_cast<double>(hidden);
+  return Push({.name = name,
+               .kind = LayerKind::kMatMul,
+               .inputs = {qkv},
+               .output_shape = out,
                .flops = flops});
 }
 
@@ -371,10 +416,13 @@ NetworkBuilder::Tensor NetworkBuilder::AttentionContext(const std::string& name,
     Fail(name, fmt::format("attention probabilities {} do not match {} with {} heads",
                            FormatShape(p), FormatShape(in), heads));
   }
-  const double flops = static_cast<double>(in[0]) * static_cast<double>(in[1] * in[1]) *
-                       static_cast<double>(hidden);
-  return Push({.name = name, .kind = LayerKind::kMatMul, .inputs = {probs, qkv},
-               .output_shape = {in[0], in[1], hidden}, .flops = flops});
+  const double flops =
+      static_cast<double>(in[0]) * static_cast<double>(in[1] * in[1]) * static_cast<double>(hidden);
+  return Push({.name = name,
+               .kind = LayerKind::kMatMul,
+               .inputs = {probs, qkv},
+               .output_shape = {in[0], in[1], hidden},
+               .flops = flops});
 }
 
 }  // namespace remat

@@ -69,14 +69,21 @@ struct ConvOptions {
   Activation activation = Activation::kNone;
 };
 
+// A tied dense layer reads an existing weight matrix (GPT-2's output head) and owns none.
+struct DenseOptions {
+  Activation activation = Activation::kNone;
+  bool use_bias = true;
+  bool tied = false;
+};
+
 struct PoolOptions {
   int64_t stride = 0;  // 0: the pool size, as Keras defaults
   Padding padding = Padding::kValid;
 };
 
-// Builds a network layer by layer. Layers are numbered in creation order, which must be (and,
-// since a layer can only read existing tensors, always is) a topological order. Shape errors
-// (mismatched concat/add inputs, an empty output) throw InputError naming the layer.
+// Builds a network layer by layer. Layers are numbered in creation order; a layer can only read
+// tensors that exist, so that order is topological. Shape errors (mismatched concat/add inputs,
+// a window larger than its input) throw InputError naming the layer.
 class NetworkBuilder {
  public:
   using Tensor = int32_t;
@@ -90,8 +97,6 @@ class NetworkBuilder {
   const std::vector<Layer>& layers() const { return layers_; }
   const Shape& shape(Tensor tensor) const;
   int64_t bytes(Tensor tensor) const { return NumElements(shape(tensor)) * kElementBytes; }
-  // Id of the layer with this name; InternalError when there is none.
-  Tensor Find(const std::string& layer_name) const;
 
   // FLOPs kernel^2 * Cin * |out| (+ |out| for a fused activation); params k^2*Cin*F (+F).
   Tensor Conv2D(const std::string& name, Tensor x, int64_t filters, int64_t kernel,
@@ -102,13 +107,7 @@ class NetworkBuilder {
   // Every input element is scattered through a k x k x F kernel: FLOPs k^2 * F * |in|.
   Tensor Conv2DTranspose(const std::string& name, Tensor x, int64_t filters, int64_t kernel,
                          ConvOptions options = {});
-  // Over the last axis: FLOPs rows * Cin * Cout (+ |out| for a fused activation). A tied
-  // layer reads an existing weight matrix (GPT-2's output head) and owns no parameters.
-  struct DenseOptions {
-    Activation activation = Activation::kNone;
-    bool use_bias = true;
-    bool tied = false;
-  };
+  // Over the last axis: FLOPs rows * Cin * Cout (+ |out| for a fused activation).
   Tensor Dense(const std::string& name, Tensor x, int64_t units, DenseOptions options = {});
   Tensor BatchNorm(const std::string& name, Tensor x);  // FLOPs 4*|in|; params 4C (2 trainable)
   Tensor LayerNorm(const std::string& name, Tensor x);  // FLOPs 4*|in|; params 2C
@@ -120,9 +119,9 @@ class NetworkBuilder {
                  int64_t right);
   Tensor Crop(const std::string& name, Tensor x, int64_t top, int64_t bottom, int64_t left,
               int64_t right);
-  Tensor UpSample(const std::string& name, Tensor x, int64_t factor);  // nearest neighbour
+  Tensor UpSample(const std::string& name, Tensor x, int64_t factor);     // nearest neighbour
   Tensor Concat(const std::string& name, const std::vector<Tensor>& xs);  // along channels
-  Tensor Add(const std::string& name, const std::vector<Tensor>& xs);  // FLOPs (k-1)*|out|
+  Tensor Add(const std::string& name, const std::vector<Tensor>& xs);     // FLOPs (k-1)*|out|
   Tensor Flatten(const std::string& name, Tensor x);
   // `dims` excludes the batch; their product must equal the input's.
   Tensor Reshape(const std::string& name, Tensor x, const Shape& dims);
@@ -141,8 +140,8 @@ class NetworkBuilder {
   Tensor Push(Layer layer);
   [[noreturn]] void Fail(const std::string& layer_name, const std::string& what) const;
   const Shape& RequireRank(const std::string& layer_name, Tensor x, size_t rank) const;
-  int64_t OutputLength(const std::string& layer_name, int64_t in, int64_t kernel,
-                       int64_t stride, Padding padding) const;
+  int64_t OutputLength(const std::string& layer_name, int64_t in, int64_t kernel, int64_t stride,
+                       Padding padding) const;
 
   std::string name_;
   Shape input_shape_;

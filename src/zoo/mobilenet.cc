@@ -29,17 +29,15 @@ Tensor DepthwiseSeparable(NetworkBuilder& net, Tensor x, int64_t filters, int64_
 NetworkBuilder BuildMobileNetV1(const ImageConfig& config) {
   NetworkBuilder net("mobilenet", {config.batch, config.height, config.width, 3});
   Tensor x = net.ZeroPad("conv1_pad", NetworkBuilder::kInput, 0, 1, 0, 1);
-  x = net.Conv2D("conv1", x, 32, 3,
-                 {.stride = 2, .padding = Padding::kValid, .use_bias = false});
+  x = net.Conv2D("conv1", x, 32, 3, {.stride = 2, .padding = Padding::kValid, .use_bias = false});
   x = net.BatchNorm("conv1_bn", x);
   x = net.Activate("conv1_relu", x, Activation::kRelu6);
   struct Block {
     int64_t filters;
     int64_t stride;
   };
-  const Block blocks[13] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},
-                            {512, 2}, {512, 1}, {512, 1}, {512, 1}, {512, 1},
-                            {512, 1}, {1024, 2}, {1024, 1}};
+  const Block blocks[13] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2}, {512, 1},
+                            {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
   for (int k = 0; k < 13; ++k) {
     x = DepthwiseSeparable(net, x, blocks[k].filters, blocks[k].stride, k + 1);
   }

@@ -1,8 +1,6 @@
 // The zoo's model table, option checking and the build entry points.
 #include "zoo/registry.h"
 
-#include <functional>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,14 +13,17 @@ constexpr int64_t kMaxDimension = int64_t{1} << 24;  // keeps shape arithmetic f
 
 ModelSpec Image(std::string name, std::string description, int64_t batch, Resolution resolution,
                 int64_t classes) {
-  return {.name = std::move(name), .description = std::move(description),
-          .default_batch = batch, .default_resolution = resolution, .default_classes = classes};
+  return {.name = std::move(name),
+          .description = std::move(description),
+          .default_batch = batch,
+          .default_resolution = resolution,
+          .default_classes = classes};
 }
 
 int64_t Positive(const std::string& model, const char* what, int64_t value) {
   if (value < 1 || value > kMaxDimension) {
-    throw InputError(fmt::format("{}: {} must be between 1 and {}, got {}", model, what,
-                                 kMaxDimension, value));
+    throw InputError(
+        fmt::format("{}: {} must be between 1 and {}, got {}", model, what, kMaxDimension, value));
   }
   return value;
 }
@@ -49,18 +50,17 @@ NetworkBuilder BuildImageNetwork(const std::string& name, const ImageConfig& con
 const std::vector<ModelSpec>& ZooModels() {
   static const std::vector<ModelSpec> models = [] {
     const Resolution imagenet{224, 224};
-    const Resolution cityscapes{416, 608};  // the paper's segmentation input
+    const Resolution segmentation{416, 608};  // keras_segmentation's default, the paper's
     std::vector<ModelSpec> list = {
         Image("vgg16", "VGG16, ImageNet classifier (keras.applications)", 256, imagenet, 1000),
         Image("vgg19", "VGG19, ImageNet classifier (keras.applications)", 256, imagenet, 1000),
-        Image("resnet50", "ResNet50, bottleneck blocks (keras.applications)", 256, imagenet,
-              1000),
+        Image("resnet50", "ResNet50, bottleneck blocks (keras.applications)", 256, imagenet, 1000),
         Image("mobilenet", "MobileNet v1, width 1.0 (keras.applications)", 512, imagenet, 1000),
-        Image("unet", "U-Net with a VGG16 encoder (keras_segmentation vgg_unet)", 32, cityscapes,
+        Image("unet", "U-Net with a VGG16 encoder (keras_segmentation vgg_unet)", 32, segmentation,
               19),
-        Image("fcn8", "FCN-8 with a VGG16 encoder (keras_segmentation fcn_8_vgg)", 32,
-              cityscapes, 19),
-        Image("segnet", "SegNet, vanilla encoder (keras_segmentation segnet)", 32, cityscapes,
+        Image("fcn8", "FCN-8 with a VGG16 encoder (keras_segmentation fcn_8_vgg)", 32, segmentation,
+              19),
+        Image("segnet", "SegNet, vanilla encoder (keras_segmentation segnet)", 32, segmentation,
               19),
     };
     list.push_back({.name = "transformer",
@@ -83,7 +83,8 @@ const ModelSpec& ModelByName(const std::string& name) {
   if (const ModelSpec* spec = FindModel(name)) return *spec;
   std::vector<std::string> names;
   for (const ModelSpec& spec : ZooModels()) names.push_back(spec.name);
-  throw InputError(fmt::format("unknown model '{}'; known models: {}", name, fmt::join(names, ", ")));
+  throw InputError(
+      fmt::format("unknown model '{}'; known models: {}", name, fmt::join(names, ", ")));
 }
 
 BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
@@ -91,12 +92,13 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
   if (options.cost_model == CostModel::kRoofline && !options.device) {
     throw InputError("the roofline cost model needs a device (--device)");
   }
-  if (options.device && (!(options.device->peak_flops_per_s > 0) ||
-                         !(options.device->bandwidth_bytes_per_s > 0))) {
-    throw InputError(fmt::format("device '{}': peak FLOP/s and bandwidth must be > 0",
-                                 options.device->name));
+  if (options.device &&
+      (!(options.device->peak_flops_per_s > 0) || !(options.device->bandwidth_bytes_per_s > 0))) {
+    throw InputError(
+        fmt::format("device '{}': peak FLOP/s and bandwidth must be > 0", options.device->name));
   }
-  const int64_t batch = Positive(name, "the batch size", options.batch.value_or(spec.default_batch));
+  const int64_t batch =
+      Positive(name, "the batch size", options.batch.value_or(spec.default_batch));
   std::optional<NetworkBuilder> net;
   std::string graph_name;
   if (spec.is_transformer) {
@@ -107,7 +109,8 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
         .layers = Positive(name, "the layer count", options.layers.value_or(d.layers)),
         .hidden = Positive(name, "the hidden size", options.hidden.value_or(d.hidden)),
         .heads = Positive(name, "the head count", options.heads.value_or(d.heads)),
-        .seq_length = Positive(name, "the sequence length", options.seq_length.value_or(d.seq_length)),
+        .seq_length =
+            Positive(name, "the sequence length", options.seq_length.value_or(d.seq_length)),
         .vocab = Positive(name, "the vocabulary size", options.vocab.value_or(d.vocab))};
     if (config.hidden % config.heads != 0) {
       throw InputError(fmt::format("{}: the hidden size {} is not a multiple of the head count {}",
@@ -128,25 +131,31 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
         .batch = batch,
         .height = Positive(name, "the height", resolution.height),
         .width = Positive(name, "the width", resolution.width),
-        .classes = Positive(name, "the class count", options.classes.value_or(spec.default_classes))};
+        .classes =
+            Positive(name, "the class count", options.classes.value_or(spec.default_classes))};
     try {
       net.emplace(BuildImageNetwork(name, config));
     } catch (const InputError& error) {
-      throw InputError(fmt::format("{} at {}x{}: {}", name, config.height, config.width,
-                                   error.what()));
+      // "unet: layer 'x': ..." becomes "unet at 200x200: layer 'x': ...".
+      std::string what = error.what();
+      if (what.rfind(name + ": ", 0) == 0) what.erase(0, name.size() + 2);
+      const char* hint = name == "unet" ? " (U-Net's skip connections need a height and width "
+                                          "divisible by 16)"
+                                        : "";
+      throw InputError(
+          fmt::format("{} at {}x{}: {}{}", name, config.height, config.width, what, hint));
     }
     graph_name = fmt::format("{} (batch {}, {}x{}x3)", name, batch, config.height, config.width);
   }
 
-  BuiltModel built{
-      .forward = ToForwardGraph(*net, graph_name, options.cost_model,
-                                options.device ? &*options.device : nullptr),
-      .info = {.model = name,
-               .batch = batch,
-               .input_shape = net->input_shape(),
-               .output_shape = net->layers().back().output_shape,
-               .input_bytes = NumElements(net->input_shape()) * kElementBytes,
-               .layers = net->layers()}};
+  BuiltModel built{.forward = ToForwardGraph(*net, graph_name, options.cost_model,
+                                             options.device ? &*options.device : nullptr),
+                   .info = {.model = name,
+                            .batch = batch,
+                            .input_shape = net->input_shape(),
+                            .output_shape = net->layers().back().output_shape,
+                            .input_bytes = NumElements(net->input_shape()) * kElementBytes,
+                            .layers = net->layers()}};
   for (const Layer& layer : net->layers()) {
     built.info.parameters += layer.parameters;
     built.info.trainable_parameters += layer.trainable_parameters;

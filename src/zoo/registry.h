@@ -27,8 +27,8 @@ struct ModelSpec {
   std::string description;
   bool is_transformer = false;
   int64_t default_batch = 1;
-  Resolution default_resolution;  // image models; the input is height x width x 3
-  int64_t default_classes = 0;    // image models
+  Resolution default_resolution;          // image models; the input is height x width x 3
+  int64_t default_classes = 0;            // image models
   TransformerConfig default_transformer;  // the transformer
 };
 
@@ -59,8 +59,8 @@ struct ModelOptions {
 struct ModelInfo {
   std::string model;  // the registry name
   int64_t batch = 0;
-  Shape input_shape;   // batch first: (B, H, W, 3) or (B, S)
-  Shape output_shape;  // of the last layer
+  Shape input_shape;                 // batch first: (B, H, W, 3) or (B, S)
+  Shape output_shape;                // of the last layer
   int64_t parameters = 0;            // all weights (the published totals count these)
   int64_t trainable_parameters = 0;  // those with gradients and optimizer state
   int64_t input_bytes = 0;           // the input batch: float32 pixels or int32 token ids

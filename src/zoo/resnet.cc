@@ -1,8 +1,8 @@
 // ResNet50 as keras.applications defines it: bottleneck blocks with projection shortcuts,
 // batch-norm, ReLU and add as their own layers.
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "zoo/networks.h"
 

@@ -1,10 +1,10 @@
 // The paper's segmentation networks as keras_segmentation defines them: vgg_unet, fcn_8_vgg
 // and segnet (vanilla encoder), each ending in a per-pixel softmax over the classes.
-#include <cstdlib>
-#include <string>
-
 #include <fmt/format.h>
 
+#include <string>
+
+#include "core/errors.h"
 #include "zoo/networks.h"
 
 namespace remat {
@@ -20,36 +20,31 @@ void SegmentationHead(NetworkBuilder& net, Tensor x, const std::string& reshape_
   net.Activate(softmax_name, x, Activation::kSoftmax);
 }
 
-// Zero-pad 1, 3x3 'valid' convolution, batch norm: the decoder's unit.
-Tensor PadConvNorm(NetworkBuilder& net, Tensor x, int64_t filters, Activation activation,
-                   int index, int norm_index) {
+// U-Net's decoder unit: zero-pad 1, 3x3 'valid' convolution with ReLU, batch norm. Keras
+// numbers the three layers alike: zero_padding2d_k, conv2d_k, batch_normalization_k.
+Tensor PadConvNorm(NetworkBuilder& net, Tensor x, int64_t filters, int index) {
   const std::string suffix = index == 0 ? "" : fmt::format("_{}", index);
-  const std::string norm_suffix = norm_index == 0 ? "" : fmt::format("_{}", norm_index);
   x = net.ZeroPad("zero_padding2d" + suffix, x, 1, 1, 1, 1);
   x = net.Conv2D("conv2d" + suffix, x, filters, 3,
-                 {.padding = Padding::kValid, .activation = activation});
-  return net.BatchNorm("batch_normalization" + norm_suffix, x);
+                 {.padding = Padding::kValid, .activation = Activation::kRelu});
+  return net.BatchNorm("batch_normalization" + suffix, x);
 }
 
-// keras_segmentation crop(o1, o2): the wider tensor loses cx columns on the right, then the
-// taller loses cy rows at the bottom; on a tie the second is "cropped" by zero.
-struct CropPlan {
-  bool first_wider = false;
-  int64_t cx = 0;
-  bool first_taller = false;
-  int64_t cy = 0;
+// keras_segmentation's crop(o1, o2) trims the larger tensor to the smaller one: columns on the
+// right (one Cropping2D layer), then rows at the bottom (another). In FCN-8 the larger is
+// always the upsampled score: a 4x4 stride-2 transposed convolution of floor(n/2) gives
+// 2*floor(n/2) + 2 > n against its skip's n, at any resolution.
+struct Excess {
+  int64_t rows = 0;
+  int64_t columns = 0;
 };
 
-CropPlan PlanCrop(const Shape& first, const Shape& second) {
-  return {.first_wider = first[2] > second[2],
-          .cx = std::abs(first[2] - second[2]),
-          .first_taller = first[1] > second[1],
-          .cy = std::abs(first[1] - second[1])};
-}
-
-Shape WithChannels(Shape shape, int64_t channels) {
-  shape.back() = channels;
-  return shape;
+Excess ExcessOver(const Shape& upsampled, const Shape& skip) {
+  if (upsampled[1] <= skip[1] || upsampled[2] <= skip[2]) {
+    throw InternalError(fmt::format("fcn8: upsampled score {} is not larger than its skip {}",
+                                    FormatShape(upsampled), FormatShape(skip)));
+  }
+  return {.rows = upsampled[1] - skip[1], .columns = upsampled[2] - skip[2]};
 }
 
 }  // namespace
@@ -57,16 +52,16 @@ Shape WithChannels(Shape shape, int64_t channels) {
 NetworkBuilder BuildVggUNet(const ImageConfig& config) {
   NetworkBuilder net("unet", {config.batch, config.height, config.width, 3});
   const std::vector<Tensor> f = AddVggBlocks(net, 16, 4);  // f1..f4: block1..4 pools
-  Tensor x = PadConvNorm(net, f[3], 512, Activation::kRelu, 0, 0);
+  Tensor x = PadConvNorm(net, f[3], 512, 0);
   x = net.UpSample("up_sampling2d", x, 2);
   x = net.Concat("concatenate", {x, f[2]});
-  x = PadConvNorm(net, x, 256, Activation::kRelu, 1, 1);
+  x = PadConvNorm(net, x, 256, 1);
   x = net.UpSample("up_sampling2d_1", x, 2);
   x = net.Concat("concatenate_1", {x, f[1]});
-  x = PadConvNorm(net, x, 128, Activation::kRelu, 2, 2);
+  x = PadConvNorm(net, x, 128, 2);
   x = net.UpSample("up_sampling2d_2", x, 2);
   x = net.Concat("concatenate_2", {x, f[0]});
-  x = PadConvNorm(net, x, 64, Activation::kRelu, 3, 3);
+  x = PadConvNorm(net, x, 64, 3);
   x = net.Conv2D("conv2d_4", x, config.classes, 3);
   SegmentationHead(net, x, "reshape", "activation");
   return net;
@@ -84,28 +79,20 @@ NetworkBuilder BuildFcn8Vgg(const ImageConfig& config) {
   const ConvOptions up = {.stride = 2, .padding = Padding::kValid, .use_bias = false};
   o = net.Conv2DTranspose("conv2d_transpose", o, classes, 4, up);
 
-  // crop(o, o2) with o2 the 1x1 score of f4; o's crops come first, as in the paper's order.
-  CropPlan plan = PlanCrop(net.shape(o), WithChannels(net.shape(f[3]), classes));
-  if (plan.first_wider) o = net.Crop("cropping2d", o, 0, 0, 0, plan.cx);
-  if (plan.first_taller) o = net.Crop("cropping2d_1", o, 0, plan.cy, 0, 0);
-  Tensor o2 = net.Conv2D("conv2d_8", f[3], classes, 1);
-  if (!plan.first_wider) o2 = net.Crop("cropping2d", o2, 0, 0, 0, plan.cx);
-  if (!plan.first_taller) o2 = net.Crop("cropping2d_1", o2, 0, plan.cy, 0, 0);
-  o = net.Add("add", {o, o2});
+  // The paper's order: both crops, then the 1x1 score of f4 (same size as f4), then the add.
+  Excess excess = ExcessOver(net.shape(o), net.shape(f[3]));
+  o = net.Crop("cropping2d", o, 0, 0, 0, excess.columns);
+  o = net.Crop("cropping2d_1", o, 0, excess.rows, 0, 0);
+  const Tensor score4 = net.Conv2D("conv2d_8", f[3], classes, 1);
+  o = net.Add("add", {o, score4});
 
   o = net.Conv2DTranspose("conv2d_transpose_1", o, classes, 4, up);
-  // crop(o2, o) with o2 the 1x1 score of f3; the paper's order: o's width crop, the score,
-  // then the height crop.
-  plan = PlanCrop(WithChannels(net.shape(f[2]), classes), net.shape(o));
-  if (!plan.first_wider) o = net.Crop("cropping2d_2", o, 0, 0, 0, plan.cx);
-  o2 = net.Conv2D("conv2d_9", f[2], classes, 1);
-  if (plan.first_wider) o2 = net.Crop("cropping2d_2", o2, 0, 0, 0, plan.cx);
-  if (plan.first_taller) {
-    o2 = net.Crop("cropping2d_3", o2, 0, plan.cy, 0, 0);
-  } else {
-    o = net.Crop("cropping2d_3", o, 0, plan.cy, 0, 0);
-  }
-  o = net.Add("add_1", {o2, o});
+  // The paper's order: the width crop, the 1x1 score of f3, the height crop, the add.
+  excess = ExcessOver(net.shape(o), net.shape(f[2]));
+  o = net.Crop("cropping2d_2", o, 0, 0, 0, excess.columns);
+  const Tensor score3 = net.Conv2D("conv2d_9", f[2], classes, 1);
+  o = net.Crop("cropping2d_3", o, 0, excess.rows, 0, 0);
+  o = net.Add("add_1", {score3, o});
 
   o = net.Conv2DTranspose("conv2d_transpose_2", o, classes, 16,
                           {.stride = 8, .padding = Padding::kValid, .use_bias = false});
@@ -127,8 +114,7 @@ NetworkBuilder BuildSegNet(const ImageConfig& config) {
     x = net.Conv2D(fmt::format("conv2d_{}", 10 + level), x, encoder_filters[level], 3,
                    {.padding = Padding::kValid});
     x = net.BatchNorm(fmt::format("batch_normalization_{}", index), x);
-    x = net.Activate(fmt::format("activation_{}", activation_index[level]), x,
-                     Activation::kRelu);
+    x = net.Activate(fmt::format("activation_{}", activation_index[level]), x, Activation::kRelu);
     x = net.MaxPool(pools[level], x, 2);
   }
   // segnet_decoder with n_up = 3.

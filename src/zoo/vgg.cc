@@ -26,8 +26,7 @@ std::vector<NetworkBuilder::Tensor> AddVggBlocks(NetworkBuilder& net, int depth,
 }
 
 NetworkBuilder BuildVgg(int depth, const ImageConfig& config) {
-  NetworkBuilder net(fmt::format("vgg{}", depth),
-                     {config.batch, config.height, config.width, 3});
+  NetworkBuilder net(fmt::format("vgg{}", depth), {config.batch, config.height, config.width, 3});
   NetworkBuilder::Tensor x = AddVggBlocks(net, depth, 5).back();
   x = net.Flatten("flatten", x);
   x = net.Dense("fc1", x, 4096, {.activation = Activation::kRelu});

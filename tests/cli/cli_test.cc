@@ -28,7 +28,7 @@ TEST_F(CliTest, LinearEightSolveJsonHasTheHandComputedNumbers) {
   // checkpoint-all peaks at 10 > 7 but chen fits, so the run succeeds.
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema"], "remat.solve/1");
+  EXPECT_EQ(doc["schema"], "remat.solve/2");
   EXPECT_EQ(doc["budget_bytes"], 7);
   EXPECT_EQ(doc["no_remat_peak_bytes"], 10);
   EXPECT_EQ(doc["min_peak_lower_bound_bytes"], 3);  // bwd(i) with its inputs i and bwd(i+1)
@@ -39,6 +39,24 @@ TEST_F(CliTest, LinearEightSolveJsonHasTheHandComputedNumbers) {
   EXPECT_EQ(doc["results"][1]["status"], "fits");
   EXPECT_EQ(doc["results"][1]["cost"], 21.0);
   EXPECT_DOUBLE_EQ(doc["results"][1]["overhead"].get<double>(), 21.0 / 17.0);
+}
+
+TEST_F(CliTest, OptimalOnLinearEightIsCertifiedByTheLpBound) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 7 --strategy optimal,chen-sqrtn-linear --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  const json& optimal = doc["results"][0];
+  EXPECT_EQ(optimal["solver_status"], "optimal");
+  EXPECT_LE(optimal["peak_bytes"].get<int64_t>(), 7);
+  // The LP bound is a valid lower bound; a schedule achieving it is optimal. Chen's 21 is
+  // above it, so the optimum must be at most 21 and at least the bound.
+  const double bound = doc["lower_bound_cost"].get<double>();
+  EXPECT_LE(bound, optimal["cost"].get<double>() + 1e-9);
+  EXPECT_LE(optimal["cost"].get<double>(), 21.0);
+  EXPECT_NEAR(optimal["gap_to_lower_bound"].get<double>(),
+              (optimal["cost"].get<double>() - bound) / optimal["cost"].get<double>(), 1e-12);
 }
 
 TEST_F(CliTest, PercentBudgetIsTakenOfTheNoRematPeak) {
@@ -115,7 +133,11 @@ TEST_F(CliTest, StructureStrategiesRefuseUnlabeledDags) {
   const auto all = RunRemat("solve --graph " + std::string(REMAT_TEST_DATA) +
                             "/unlabeled_dag.json --budget 100% --json");
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  EXPECT_EQ(json::parse(all.out)["results"].size(), 1u);  // only checkpoint-all applies
+  // checkpoint-all and the three solver strategies apply; Chen and Griewank do not.
+  std::vector<std::string> names;
+  for (const auto& row : json::parse(all.out)["results"]) names.push_back(row["strategy"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint-all", "approx", "approx-randomized",
+                                             "optimal"}));
 }
 
 }  // namespace

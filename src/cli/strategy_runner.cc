@@ -1,0 +1,133 @@
+// Dispatch from strategy names to baselines and solvers, with progress for long solves.
+#include "cli/strategy_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.h"
+#include "strategies/registry.h"
+
+namespace remat {
+namespace {
+
+const std::vector<std::string> kSolverNames = {"approx", "approx-randomized", "optimal"};
+
+std::string SizeNote(const OptimizerResult& r) {
+  return fmt::format("model {} cols ({} int) x {} rows; paper form {} x {}", r.size.columns,
+                     r.size.integer_columns, r.size.rows, r.full_size.columns, r.full_size.rows);
+}
+
+StrategyRow FromOptimizer(const OptimizerResult& r, double seconds) {
+  StrategyRow row;
+  row.strategy = r.strategy;
+  row.result = r.schedule;
+  row.solver_status = SolveStatusName(r.status);
+  row.seconds = seconds;
+  std::vector<std::string> notes;
+  if (!r.message.empty()) notes.push_back(r.message);
+  if (!r.start.empty()) notes.push_back("start: " + r.start);
+  notes.push_back(SizeNote(r));
+  row.note = fmt::format("{}", fmt::join(notes, "; "));
+  return row;
+}
+
+}  // namespace
+
+std::vector<std::string> StrategyNames() {
+  std::vector<std::string> names;
+  for (const StrategySpec& spec : BaselineStrategies()) names.push_back(spec.name);
+  names.insert(names.end(), kSolverNames.begin(), kSolverNames.end());
+  return names;
+}
+
+bool NeedsTrainingStructure(const std::string& name) {
+  const StrategySpec* spec = FindBaseline(name);
+  return spec != nullptr && spec->needs_training_structure;
+}
+
+StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
+                        const SolverSettings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (const StrategySpec* spec = FindBaseline(name)) {
+    StrategyRow row;
+    row.strategy = name;
+    row.result = spec->run(graph, budget_bytes);
+    row.seconds = seconds();
+    return row;
+  }
+  const LpOptions lp{.time_limit_s = settings.time_limit_s, .verbose = settings.verbose};
+  if (name == "approx") {
+    const OptimizerResult r = SolveApproxDeterministic(graph, budget_bytes,
+                                                       {.eps = settings.eps, .lp = lp});
+    return FromOptimizer(r, seconds());
+  }
+  if (name == "approx-randomized") {
+    const OptimizerResult r = SolveApproxRandomized(
+        graph, budget_bytes,
+        {.eps = settings.eps, .rounds = settings.rounds,
+         .seed = static_cast<uint32_t>(settings.seed), .lp = lp});
+    return FromOptimizer(r, seconds());
+  }
+  if (name == "optimal") {
+    MipOptions mip{.time_limit_s = settings.time_limit_s,
+                   .threads = settings.threads,
+                   .relative_gap = settings.relative_gap,
+                   .seed = settings.seed,
+                   .verbose = settings.verbose};
+    bool printed = false;
+    if (settings.progress) {
+      mip.progress = [&printed](const SolverProgress& p) {
+        const double gap = std::isfinite(p.incumbent) && p.incumbent != 0
+                               ? 100.0 * (p.incumbent - p.bound) / std::fabs(p.incumbent)
+                               : 100.0;
+        fmt::print(stderr, "\r[optimal] {:6.1f} s  nodes {:>7}  incumbent {:>12}  bound {:>12.6g}  "
+                           "gap {:5.1f}%   ",
+                   p.elapsed_s, p.nodes,
+                   std::isfinite(p.incumbent) ? fmt::format("{:.6g}", p.incumbent) : "none",
+                   p.bound, gap);
+        std::fflush(stderr);
+        printed = true;
+      };
+    }
+    const OptimizerResult r = SolveOptimal(graph, budget_bytes, {.mip = mip});
+    if (printed) fmt::print(stderr, "\n");
+    StrategyRow row = FromOptimizer(r, seconds());
+    if (r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible) {
+      row.own_bound = r.lower_bound;
+    }
+    return row;
+  }
+  throw UsageError(fmt::format("unknown strategy '{}'; choose from: all, {}", name,
+                               fmt::join(StrategyNames(), ", ")));
+}
+
+std::vector<std::string> ParseStrategyList(const std::string& list, const Graph& graph) {
+  std::vector<std::string> names;
+  if (list == "all") {
+    for (const std::string& name : StrategyNames()) {
+      if (!NeedsTrainingStructure(name) || graph.has_training_structure()) names.push_back(name);
+    }
+    return names;
+  }
+  std::stringstream stream(list);
+  std::string name;
+  const std::vector<std::string> known = StrategyNames();
+  while (std::getline(stream, name, ',')) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw UsageError(fmt::format("unknown strategy '{}'; choose from: all, {}", name,
+                                   fmt::join(known, ", ")));
+    }
+    names.push_back(name);
+  }
+  if (names.empty()) throw UsageError("--strategy lists no strategy");
+  return names;
+}
+
+}  // namespace remat

@@ -1,0 +1,49 @@
+// Every strategy the command line offers (baselines and solvers) behind one call, so that
+// solve, sweep and other verbs print the same rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "solvers/checkmate_solver.h"
+#include "solvers/rounding.h"
+#include "strategies/strategy.h"
+
+namespace remat {
+
+struct SolverSettings {
+  double time_limit_s = 60;
+  int32_t threads = 1;
+  double relative_gap = 1e-4;
+  int32_t seed = 1;
+  double eps = 0.1;
+  int32_t rounds = 20;
+  bool verbose = false;
+  bool progress = false;  // progress line on stderr for solves longer than a second
+};
+
+struct StrategyRow {
+  std::string strategy;
+  std::optional<StrategyResult> result;  // simulated schedule, when one was found
+  std::string solver_status;             // "" for baselines
+  std::optional<double> own_bound;       // a solver's proven lower bound (optimal only)
+  double seconds = 0;
+  std::string note;                      // start, model size, failure reason
+  bool fits() const { return result && result->status == FitStatus::kFits; }
+};
+
+// Baselines, then approx, approx-randomized and optimal.
+std::vector<std::string> StrategyNames();
+// True for names that need a training graph (forward/loss/backward labels).
+bool NeedsTrainingStructure(const std::string& name);
+// Throws UsageError naming the choices when `name` is unknown.
+StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
+                        const SolverSettings& settings);
+
+// Parses "all" or a comma-separated list; "all" keeps only strategies that apply to the graph.
+std::vector<std::string> ParseStrategyList(const std::string& list, const Graph& graph);
+
+}  // namespace remat

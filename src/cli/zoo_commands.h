@@ -1,0 +1,46 @@
+// remat zoo list | export, and the zoo-model options other verbs accept in place of --graph.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "zoo/fixed_memory.h"
+#include "zoo/registry.h"
+
+namespace remat {
+
+// Adds `zoo` with its subcommands `list` and `export`.
+void AddZooCommands(CLI::App& app, int& exit_code);
+
+// The command-line text that names and sizes a zoo model; zero or empty means "default".
+struct ZooModelArgs {
+  std::string model;
+  int64_t batch = 0;
+  std::string resolution;  // "HxW"
+  int64_t classes = 0;
+  int64_t seq_length = 0;
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t vocab = 0;
+  std::string cost_model = "flops";
+  std::string device;  // a preset name (memory for budgets, speeds for the roofline)
+  std::string optimizer = "sgd";
+};
+
+// Adds --batch, --resolution, --classes, --seq-length, --layers, --hidden, --heads, --vocab,
+// --cost-model, --device and --optimizer to `command`. Not --model: the caller adds it as an
+// option or a positional bound to args.model.
+void AddZooModelOptions(CLI::App& command, ZooModelArgs& args);
+
+// "416x608" -> {416, 608}; UsageError on anything else.
+Resolution ParseResolution(const std::string& text);
+
+// The library options for `args`: UsageError for malformed text or --cost-model roofline
+// without --device; InputError for an unknown device.
+ModelOptions ToModelOptions(const ZooModelArgs& args);
+// UsageError for an unknown optimizer name.
+Optimizer ToOptimizer(const ZooModelArgs& args);
+
+}  // namespace remat
