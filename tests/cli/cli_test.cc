@@ -135,7 +135,8 @@ TEST_F(CliTest, StructureStrategiesRefuseUnlabeledDags) {
   ASSERT_EQ(all.exit_code, 0) << all.err;
   // checkpoint-all and the three solver strategies apply; Chen and Griewank do not.
   std::vector<std::string> names;
-  for (const auto& row : json::parse(all.out)["results"]) names.push_back(row["strategy"]);
+  const json doc = json::parse(all.out);
+  for (const auto& row : doc["results"]) names.push_back(row["strategy"]);
   EXPECT_EQ(names, (std::vector<std::string>{"checkpoint-all", "approx", "approx-randomized",
                                              "optimal"}));
 }
