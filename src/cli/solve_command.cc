@@ -193,6 +193,8 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
   solve->add_option("--rounds", options->solver.rounds,
                     "approx-randomized: number of roundings (default 20)")
       ->check(CLI::Range(1, 100000));
+  solve->add_flag("!--no-mip-start", options->solver.mip_start,
+                  "optimal: do not seed CBC with the cheapest fitting baseline");
   solve->add_flag("!--no-lower-bound", options->lower_bound, "skip the LP lower bound");
   solve->add_flag("--verbose", options->solver.verbose, "solver logs on stderr");
   solve->add_flag("--quiet", options->quiet, "no progress line on stderr");

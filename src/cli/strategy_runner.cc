@@ -96,7 +96,7 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
         printed = true;
       };
     }
-    const OptimizerResult r = SolveOptimal(graph, budget_bytes, {.mip = mip});
+    const OptimizerResult r = SolveOptimal(graph, budget_bytes, {.mip = mip, .mip_start = settings.mip_start});
     if (printed) fmt::print(stderr, "\n");
     StrategyRow row = FromOptimizer(r, seconds());
     if (r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible) {

@@ -21,6 +21,7 @@ struct SolverSettings {
   int32_t seed = 1;
   double eps = 0.1;
   int32_t rounds = 20;
+  bool mip_start = true;  // seed CBC with the cheapest fitting baseline
   bool verbose = false;
   bool progress = false;  // progress line on stderr for solves longer than a second
 };
