@@ -238,7 +238,9 @@ class CheckmateModelBuilder {
   // stage holds are live, so b_t + sum b_u (u in preds(t)) + sum b_i S[t+1][i] (other i < t)
   // <= budget. CBC's cover cuts cannot see this through the continuous U chain.
   void AddKnapsackRows() {
-    for (int32_t t = 0; t + 1 < n_; ++t) {
+    // At the last stage nothing is held into a next stage: the row is a constant, and a node
+    // that cannot fit with its inputs makes the model infeasible without a solver.
+    for (int32_t t = 0; t < n_; ++t) {
       double fixed = static_cast<double>(Bytes(t));
       std::vector<bool> is_input(n_, false);
       for (int32_t u : graph_.preds(t)) {
@@ -249,7 +251,7 @@ class CheckmateModelBuilder {
       double total = fixed;
       for (int32_t i = 0; i < t; ++i) {
         if (is_input[i] || Bytes(i) == 0) continue;
-        if (model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
+        if (t + 1 == n_ || model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
         terms.push_back({model_.S(t + 1, i), static_cast<double>(Bytes(i))});
         total += static_cast<double>(Bytes(i));
       }

@@ -51,7 +51,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   result.full_size = model.full_size;
   result.size = model.size;
 
-  if (model.proven_infeasible) {
+  if (model.proven_infeasible || MinimumPeakLowerBound(graph) > budget_bytes) {
     result.status = SolveStatus::kInfeasible;
     result.message = "some node and its inputs alone exceed the budget";
     return result;
@@ -93,7 +93,7 @@ LowerBound LpLowerBound(const Graph& graph, int64_t budget_bytes, const LpOption
   const CheckmateModel model =
       BuildCheckmateModel(graph, budget_bytes, {.integer = false, .reductions = true});
   LowerBound bound;
-  if (model.proven_infeasible) {
+  if (model.proven_infeasible || MinimumPeakLowerBound(graph) > budget_bytes) {
     bound.status = SolveStatus::kInfeasible;
     bound.message = "some node and its inputs alone exceed the budget";
     return bound;

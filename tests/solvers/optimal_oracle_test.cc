@@ -35,6 +35,14 @@ void ExpectOptimalMatchesOracle(const Graph& g) {
   }
 }
 
+TEST(OptimalTest, LinearEightAtSixBytesCosts21) {
+  // Issue 4's reference value: linear(8), unit bytes and costs, budget 6 -> optimum 21.
+  const OptimizerResult r = SolveOptimal(LinearGraph(8), 6);
+  ASSERT_EQ(r.status, SolveStatus::kOptimal);
+  EXPECT_DOUBLE_EQ(r.schedule->cost, 21);
+  EXPECT_LE(r.schedule->peak_bytes, 6);
+}
+
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
 
 TEST(OptimalOracleTest, TrainingChainOf2) {
