@@ -81,9 +81,9 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
                    .relative_gap = settings.relative_gap,
                    .seed = settings.seed,
                    .verbose = settings.verbose};
-    bool printed = false;
     if (settings.progress) {
-      mip.progress = [&printed](const SolverProgress& p) {
+      // Runs in the solver's child process (cbc_process.cc), which shares stderr.
+      mip.progress = [](const SolverProgress& p) {
         const double gap = std::isfinite(p.incumbent) && p.incumbent != 0
                                ? 100.0 * (p.incumbent - p.bound) / std::fabs(p.incumbent)
                                : 100.0;
@@ -93,11 +93,10 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
                    std::isfinite(p.incumbent) ? fmt::format("{:.6g}", p.incumbent) : "none",
                    p.bound, gap);
         std::fflush(stderr);
-        printed = true;
       };
     }
     const OptimizerResult r = SolveOptimal(graph, budget_bytes, {.mip = mip, .mip_start = settings.mip_start});
-    if (printed) fmt::print(stderr, "\n");
+    if (settings.progress && r.solve_time_s >= 1.0) fmt::print(stderr, "\n");
     StrategyRow row = FromOptimizer(r, seconds());
     if (r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible) {
       row.own_bound = r.lower_bound;

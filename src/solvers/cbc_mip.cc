@@ -15,6 +15,7 @@
 #include <CbcSolver.hpp>
 #include <OsiClpSolverInterface.hpp>
 
+#include "solvers/cbc_in_process.h"
 #include "solvers/clp_arrays.h"
 
 namespace remat {
@@ -26,17 +27,22 @@ double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Reports progress about once a second and stops the search when the wall clock runs far past
-// the limit (CBC checks its own limit only between some phases).
+// Reports progress about once a second, passes on every incumbent of the original problem
+// (not of a preprocessed copy) and stops the search when the wall clock runs past the limit.
 class ProgressHandler : public CbcEventHandler {
  public:
-  ProgressHandler(const MipOptions& options, Clock::time_point start)
-      : options_(options), start_(start) {}
+  ProgressHandler(const MipOptions& options, Clock::time_point start, int32_t columns,
+                  const SolutionSink& sink)
+      : options_(options), start_(start), columns_(columns), sink_(sink) {}
   ProgressHandler(const ProgressHandler&) = default;
   CbcEventHandler* clone() const override { return new ProgressHandler(*this); }
 
-  CbcAction event(CbcEvent) override {
+  CbcAction event(CbcEvent event) override {
     const double elapsed = Since(start_);
+    if ((event == solution || event == heuristicSolution) && sink_ &&
+        model_->bestSolution() != nullptr && model_->getNumCols() == columns_) {
+      sink_(model_->getObjValue(), model_->bestSolution(), columns_);
+    }
     if (options_.progress && elapsed >= next_report_s_) {
       next_report_s_ = elapsed + 1.0;
       SolverProgress progress;
@@ -53,6 +59,8 @@ class ProgressHandler : public CbcEventHandler {
  private:
   const MipOptions& options_;
   Clock::time_point start_;
+  int32_t columns_;
+  const SolutionSink& sink_;
   double next_report_s_ = 1.0;
 };
 
@@ -84,8 +92,8 @@ class StdoutToStderr {
 
 }  // namespace
 
-SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>& start,
-                             const MipOptions& options) {
+SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vector<double>& start,
+                                      const MipOptions& options, const SolutionSink& sink) {
   const auto begin = Clock::now();
   SolverOutput out;
   const StdoutToStderr redirect;
@@ -122,7 +130,7 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
       }
       if (!order.empty()) cbc.passInPriorities(order.data(), false);
     }
-    ProgressHandler handler(options, begin);
+    ProgressHandler handler(options, begin, columns, sink);
     cbc.passInEventHandler(&handler);
     CbcSolverUsefulData data;
     CbcMain0(cbc, data);

@@ -43,6 +43,22 @@ TEST(OptimalTest, LinearEightAtSixBytesCosts21) {
   EXPECT_LE(r.schedule->peak_bytes, 6);
 }
 
+TEST(OptimalTest, TimeLimitGivesAClearStatusNotACrash) {
+  // linear(24) at 8 bytes is not proven optimal in a fraction of a second.
+  const Graph g = LinearGraph(24);
+  const OptimizerResult cold =
+      SolveOptimal(g, 8, {.mip = {.time_limit_s = 0.2}, .mip_start = false});
+  EXPECT_TRUE(cold.status == SolveStatus::kTimeLimitNoSolution ||
+              cold.status == SolveStatus::kFeasible)
+      << SolveStatusName(cold.status) << ": " << cold.message;
+  EXPECT_EQ(cold.schedule.has_value(), cold.status == SolveStatus::kFeasible);
+  // With the baseline start a schedule within the budget always comes back.
+  const OptimizerResult warm = SolveOptimal(g, 8, {.mip = {.time_limit_s = 0.2}});
+  ASSERT_TRUE(warm.schedule.has_value()) << warm.message;
+  EXPECT_LE(warm.schedule->peak_bytes, 8);
+  EXPECT_NE(warm.status, SolveStatus::kError);
+}
+
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
 
 TEST(OptimalOracleTest, TrainingChainOf2) {
