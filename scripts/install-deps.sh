@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev coinor-libclp-dev
   gnuplot-nox
+  libtorch-dev
 )
 
 missing=()

@@ -1,0 +1,111 @@
+// Cost profile JSON (docs/exec.md) and its application to a graph.
+#include "core/cost_profile.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/file_io.h"
+#include "core/graph_json.h"
+#include "core/json_fields.h"
+
+namespace remat {
+
+using nlohmann::json;
+using json_fields::Where;
+
+std::string StructureFingerprint(const Graph& graph) {
+  std::vector<Node> nodes = graph.nodes();
+  for (Node& node : nodes) node.cost = 0;
+  return GraphFingerprint(Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name()));
+}
+
+std::string CostProfileToJson(const CostProfile& profile) {
+  json nodes = json::array();
+  for (const CostProfileNode& node : profile.nodes) {
+    nodes.push_back({{"id", node.id}, {"name", node.name}, {"cost_ms", node.cost_ms}});
+  }
+  const json document = {{"schema", kCostProfileSchema},
+                         {"structure_fingerprint", profile.structure_fingerprint},
+                         {"model", profile.model},
+                         {"settings", profile.settings},
+                         {"cost_unit", "ms"},
+                         {"nodes", nodes}};
+  return document.dump(1) + "\n";
+}
+
+CostProfile CostProfileFromJson(const std::string& text, const std::string& source) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not JSON: {}", source, e.what()));
+  }
+  const Where root{source, ""};
+  auto string_field = [&](const json& object, const std::string& key, const Where& where) {
+    const json& value = json_fields::Field(object, key, where);
+    if (!value.is_string()) (where / key).Fail("expected a string");
+    return value.get<std::string>();
+  };
+  if (string_field(document, "schema", root) != kCostProfileSchema) {
+    (root / "schema").Fail(fmt::format("expected \"{}\"", kCostProfileSchema));
+  }
+  if (string_field(document, "cost_unit", root) != "ms") (root / "cost_unit").Fail("expected \"ms\"");
+  CostProfile profile{.structure_fingerprint = string_field(document, "structure_fingerprint", root),
+                      .model = string_field(document, "model", root),
+                      .settings = string_field(document, "settings", root)};
+  const json& nodes = json_fields::Field(document, "nodes", root);
+  if (!nodes.is_array()) (root / "nodes").Fail("expected an array");
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const Where where = (root / "nodes")[k];
+    CostProfileNode node;
+    node.id = static_cast<int32_t>(json_fields::AsInt64(json_fields::Field(nodes[k], "id", where),
+                                                        where / "id"));
+    if (node.id != static_cast<int32_t>(k)) (where / "id").Fail(fmt::format("expected {}", k));
+    node.name = string_field(nodes[k], "name", where);
+    const json& cost = json_fields::Field(nodes[k], "cost_ms", where);
+    if (!cost.is_number() || !(cost.get<double>() >= 0)) {
+      (where / "cost_ms").Fail("expected a non-negative number");
+    }
+    node.cost_ms = cost.get<double>();
+    profile.nodes.push_back(std::move(node));
+  }
+  return profile;
+}
+
+void SaveCostProfile(const CostProfile& profile, const std::string& path) {
+  WriteFileAtomically(path, CostProfileToJson(profile));
+}
+
+CostProfile LoadCostProfile(const std::string& path) {
+  return CostProfileFromJson(ReadFileText(path), path);
+}
+
+Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std::string& source) {
+  if (static_cast<int32_t>(profile.nodes.size()) != graph.size()) {
+    throw InputError(fmt::format("{}: {} nodes, but the graph has {}", source,
+                                 profile.nodes.size(), graph.size()));
+  }
+  const std::string fingerprint = StructureFingerprint(graph);
+  if (profile.structure_fingerprint != fingerprint) {
+    throw InputError(fmt::format("{}: structure_fingerprint {} does not match the graph's {} "
+                                 "(profiled on a different model, batch or resolution)",
+                                 source, profile.structure_fingerprint, fingerprint));
+  }
+  std::vector<Node> nodes = graph.nodes();
+  for (int32_t id = 0; id < graph.size(); ++id) {
+    if (profile.nodes[id].name != nodes[id].name) {
+      throw InputError(fmt::format("{}: nodes[{}].name is '{}', the graph's node is '{}'", source,
+                                   id, profile.nodes[id].name, nodes[id].name));
+    }
+    nodes[id].cost = profile.nodes[id].cost_ms;
+  }
+  return Graph(std::move(nodes), graph.edges(), "ms", graph.name());
+}
+
+Graph ApplyCostProfile(const Graph& graph, const std::string& path) {
+  return ApplyCostProfile(graph, LoadCostProfile(path), path);
+}
+
+}  // namespace remat

@@ -1,0 +1,47 @@
+// Measured per-node costs (a "cost profile", written by remat-run profile) and how a graph
+// takes them: remat --costs FILE plans with measured milliseconds instead of FLOPs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace remat {
+
+inline constexpr const char* kCostProfileSchema = "remat.costs/1";
+
+struct CostProfileNode {
+  int32_t id = 0;
+  std::string name;
+  double cost_ms = 0;  // median measured time of one evaluation, >= 0
+};
+
+struct CostProfile {
+  // StructureFingerprint of the graph the profile was measured on.
+  std::string structure_fingerprint;
+  std::string model;       // informational: "vgg16", ...
+  std::string settings;    // informational: batch, resolution, threads, repeats
+  std::vector<CostProfileNode> nodes;  // one per graph node, ids 0..n-1 in order
+};
+
+// GraphFingerprint of the graph with every cost set to 0: bytes, kinds and edges only, so a
+// profile applies to the same network whatever cost model built the graph.
+std::string StructureFingerprint(const Graph& graph);
+
+std::string CostProfileToJson(const CostProfile& profile);
+// Throws InputError naming `source` and the field for malformed documents.
+CostProfile CostProfileFromJson(const std::string& text, const std::string& source);
+void SaveCostProfile(const CostProfile& profile, const std::string& path);
+CostProfile LoadCostProfile(const std::string& path);
+
+// The graph with its costs replaced by the profile's (cost unit "ms"). Throws InputError
+// naming `source` when the profile was measured on a different graph (fingerprint, node count
+// or a node name differs).
+Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile,
+                       const std::string& source = "cost profile");
+// LoadCostProfile(path) then ApplyCostProfile.
+Graph ApplyCostProfile(const Graph& graph, const std::string& path);
+
+}  // namespace remat

@@ -1,0 +1,50 @@
+// Tests src/core/cost_profile.cc: a profile round-trips and replaces a graph's costs, and is
+// refused for another graph.
+#include "core/cost_profile.h"
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/training_graph.h"
+
+namespace remat {
+namespace {
+
+TEST(CostProfileTest, AppliesMeasuredCostsToTheSameStructure) {
+  const Graph graph = LinearGraph(3);  // 7 unit-cost nodes
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(graph), .model = "linear"};
+  for (int32_t id = 0; id < graph.size(); ++id) {
+    profile.nodes.push_back({.id = id, .name = graph.node(id).name, .cost_ms = 0.5 * id});
+  }
+  const CostProfile loaded = CostProfileFromJson(CostProfileToJson(profile), "p.json");
+  const Graph timed = ApplyCostProfile(graph, loaded, "p.json");
+  EXPECT_EQ(timed.cost_unit(), "ms");
+  EXPECT_EQ(timed.node(4).cost, 2.0);  // 0.5 ms * 4
+  EXPECT_EQ(timed.edges(), graph.edges());
+  // Costs do not enter the structure fingerprint: the timed graph still matches.
+  EXPECT_EQ(StructureFingerprint(timed), profile.structure_fingerprint);
+}
+
+TEST(CostProfileTest, RefusesAnotherGraph) {
+  const Graph graph = LinearGraph(3);
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(LinearGraph(4))};
+  for (int32_t id = 0; id < graph.size(); ++id) {
+    profile.nodes.push_back({.id = id, .name = graph.node(id).name, .cost_ms = 1});
+  }
+  EXPECT_THROW(ApplyCostProfile(graph, profile, "p.json"), InputError);
+}
+
+TEST(CostProfileTest, MalformedDocumentNamesTheField) {
+  try {
+    CostProfileFromJson(R"({"schema": "remat.costs/1", "cost_unit": "ms",
+                            "structure_fingerprint": "x", "model": "m", "settings": "",
+                            "nodes": [{"id": 0, "name": "a", "cost_ms": -1}]})",
+                        "p.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nodes[0].cost_ms"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace remat
