@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev coinor-libclp-dev
+  libonnx-dev libprotobuf-dev
   gnuplot-nox
   libtorch-dev
 )

@@ -23,5 +23,10 @@ class UsageError : public std::runtime_error {
 // Each adds a subcommand whose callback stores its exit code in `exit_code`.
 void AddGraphCommands(CLI::App& app, int& exit_code);
 void AddSolveCommand(CLI::App& app, int& exit_code);
+// Evaluation verbs (docs/evaluation.md): sweep, maxbatch, approx-report, plot.
+void AddSweepCommand(CLI::App& app, int& exit_code);
+void AddMaxBatchCommand(CLI::App& app, int& exit_code);
+void AddApproxReportCommand(CLI::App& app, int& exit_code);
+void AddPlotCommand(CLI::App& app, int& exit_code);
 
 }  // namespace remat

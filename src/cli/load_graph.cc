@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/import_command.h"
 #include "cli/sizes.h"
 #include "core/errors.h"
 #include "core/graph_json.h"
@@ -25,21 +26,38 @@ int64_t ParseBytes(const std::string& text, const std::string& option, int64_t r
 
 std::string GraphSource::Describe() const {
   if (!graph_path.empty()) return graph_path;
+  if (!onnx_path.empty()) return onnx_path;
   return zoo.batch > 0 ? fmt::format("{} (batch {})", zoo.model, zoo.batch) : zoo.model;
 }
 
 void AddGraphSourceOptions(CLI::App& command, GraphSource& source) {
   command.add_option("--graph", source.graph_path,
                      "graph file: remat JSON or node-link JSON (detected from the content)");
+  command.add_option("--onnx", source.onnx_path,
+                     "an ONNX model instead of --graph, imported as by remat import");
+  command
+      .add_option("--unknown-ops", source.unknown_ops,
+                  "--onnx: operators without a cost rule: error (default) or zero-cost")
+      ->check(CLI::IsMember({"error", "zero-cost"}));
   command.add_option("--model", source.zoo.model, "a zoo model instead of --graph (remat zoo list)");
   AddZooModelOptions(command, source.zoo);
 }
 
 LoadedGraph LoadGraphSource(const GraphSource& source) {
   const bool file = !source.graph_path.empty();
+  const bool onnx = !source.onnx_path.empty();
   const bool model = !source.zoo.model.empty();
-  if (file == model) throw UsageError("give the graph with either --graph FILE or --model NAME");
+  if (int(file) + int(onnx) + int(model) != 1) {
+    throw UsageError(
+        "give the graph with exactly one of --graph FILE, --onnx FILE or --model NAME");
+  }
   if (file) return {LoadGraphFile(source.graph_path), std::nullopt, std::nullopt};
+  if (onnx) {
+    const ImportedOnnxModel imported = ImportOnnxFile(
+        source.onnx_path, ToOnnxImportOptions(source.zoo, source.unknown_ops));
+    return {BuildTrainingGraph(imported.forward), std::nullopt,
+            OnnxFixedMemory(imported, ToOptimizer(source.zoo))};
+  }
   BuiltModel built = BuildModel(source.zoo.model, ToModelOptions(source.zoo));
   const FixedMemory fixed = ComputeFixedMemory(built.info, ToOptimizer(source.zoo));
   return {BuildTrainingGraph(built.forward), std::move(built.info), fixed};
@@ -81,7 +99,8 @@ Budget ResolveBudget(const BudgetArgs& args, const GraphSource& source,
   }
   if (loaded.fixed) {
     if (!args.fixed_text.empty()) {
-      throw UsageError("--fixed-memory is for graph files; zoo models compute their own");
+      throw UsageError(
+          "--fixed-memory is for graph files; zoo and ONNX models compute their own");
     }
     budget.fixed_bytes = loaded.fixed->total_bytes();
   } else if (!args.fixed_text.empty()) {

@@ -1,5 +1,6 @@
-// Where a command's graph comes from: --graph FILE (remat or node-link JSON) or --model NAME
-// with its sizing options (the zoo), and how a budget is derived from --budget / --memory.
+// Where a command's graph comes from: --graph FILE (remat or node-link JSON), --onnx FILE (an
+// ONNX model, imported) or --model NAME with its sizing options (the zoo), and how a budget is
+// derived from --budget / --memory.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,8 @@ namespace remat {
 
 struct GraphSource {
   std::string graph_path;
+  std::string onnx_path;              // imported with zoo.batch, cost model, device, optimizer
+  std::string unknown_ops = "error";  // --unknown-ops for --onnx
   ZooModelArgs zoo;  // zoo.model names a zoo model
   // What to call the source in messages: the file or the model with its batch.
   std::string Describe() const;
@@ -24,14 +27,14 @@ struct GraphSource {
 struct LoadedGraph {
   Graph graph;
   std::optional<ModelInfo> model;    // zoo models only
-  std::optional<FixedMemory> fixed;  // zoo models only, with the chosen optimizer
+  std::optional<FixedMemory> fixed;  // zoo and ONNX models, with the chosen optimizer
 };
 
-// Adds --graph and --model with the zoo's sizing options.
+// Adds --graph, --onnx (with --unknown-ops) and --model with the zoo's sizing options.
 void AddGraphSourceOptions(CLI::App& command, GraphSource& source);
 
-// Loads and validates the graph; InputError (exit 3) on a bad file or model, UsageError when
-// neither or both of --graph and --model are given.
+// Loads and validates the graph; InputError (exit 3) on a bad file or model, UsageError unless
+// exactly one of --graph, --onnx and --model is given.
 LoadedGraph LoadGraphSource(const GraphSource& source);
 
 struct BudgetArgs {

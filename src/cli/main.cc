@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/import_command.h"
 #include "cli/zoo_commands.h"
 #include "core/errors.h"
 
@@ -18,6 +19,11 @@ int main(int argc, char** argv) {
   AddSolveCommand(app, exit_code);
   AddGraphCommands(app, exit_code);
   AddZooCommands(app, exit_code);
+  AddSweepCommand(app, exit_code);
+  AddMaxBatchCommand(app, exit_code);
+  AddApproxReportCommand(app, exit_code);
+  AddPlotCommand(app, exit_code);
+  AddImportCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

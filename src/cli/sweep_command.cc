@@ -1,0 +1,278 @@
+// remat sweep: every strategy over a range of activation budgets, from the graph's minimum
+// peak to its no-remat peak (the paper's figure 5), as a table, JSON, CSV and a plot.
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/budget_sweep.h"
+#include "cli/commands.h"
+#include "cli/gnuplot.h"
+#include "cli/load_graph.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "cli/sizes.h"
+#include "cli/strategy_runner.h"
+#include "strategies/checkpoint_all.h"
+
+namespace remat {
+namespace {
+
+struct SweepOptions {
+  GraphSource source;
+  BudgetRangeArgs range;
+  std::string strategies = "all";
+  SolverSettings solver{.time_limit_s = 60};
+  bool lower_bound = true;
+  bool json = false;
+  bool csv = false;
+  bool quiet = false;
+  std::string plot_path;
+};
+
+struct SweepResult {
+  const Graph* graph = nullptr;
+  std::string source;
+  StrategyResult no_remat;
+  int64_t min_peak_bytes = 0;
+  std::vector<std::string> strategies;
+  std::vector<SweepPoint> points;
+};
+
+double Percent(int64_t bytes, int64_t reference) {
+  return 100.0 * static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(1, reference));
+}
+
+std::string OverheadText(const StrategyRow& row, double no_remat_cost) {
+  if (!row.fits()) return "-";
+  return fmt::format("{:.3f}x", row.result->cost / no_remat_cost);
+}
+
+void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
+  const Graph& graph = *sweep.graph;
+  const double base_cost = sweep.no_remat.cost;
+  fmt::print("graph: {} ({} nodes, {} edges, costs in {})\n",
+             graph.name().empty() ? sweep.source : graph.name(), graph.size(),
+             graph.edges().size(), graph.cost_unit());
+  fmt::print("no-remat schedule: cost {:.6g}, peak {} ({} B); minimum-peak lower bound {} ({} B)\n",
+             base_cost, FormatBytes(sweep.no_remat.peak_bytes), sweep.no_remat.peak_bytes,
+             FormatBytes(sweep.min_peak_bytes), sweep.min_peak_bytes);
+  fmt::print("budgets: {} from {} to {}; time limit {:g} s per solver run\n\n",
+             sweep.points.size(), FormatBytes(sweep.points.front().budget_bytes),
+             FormatBytes(sweep.points.back().budget_bytes), options.solver.time_limit_s);
+
+  std::vector<std::vector<std::string>> rows;
+  for (const SweepPoint& point : sweep.points) {
+    bool first = true;
+    for (const StrategyRow& row : point.rows) {
+      const std::string status = row.result ? FitStatusName(row.result->status)
+                                            : "no schedule (" + row.solver_status + ")";
+      const auto gap = GapToBound(row, point.lower_bound);
+      rows.push_back(
+          {first ? FormatBytes(point.budget_bytes) : "",
+           first ? fmt::format("{:.1f}%", Percent(point.budget_bytes, sweep.no_remat.peak_bytes))
+                 : "",
+           row.strategy, status, row.result ? fmt::format("{:.6g}", row.result->cost) : "-",
+           row.result ? fmt::format("{:.3f}x", row.result->cost / base_cost) : "-",
+           gap ? fmt::format("{:.1f}%", 100 * *gap) : "-",
+           row.result ? FormatBytes(row.result->peak_bytes) : "-",
+           fmt::format("{:.2f}", row.seconds)});
+      first = false;
+    }
+  }
+  fmt::print("{}", FormatTable({"budget", "of peak", "strategy", "status", "cost", "overhead",
+                                "gap", "peak", "time s"},
+                               rows));
+
+  // The same numbers at a glance: overhead per strategy, '-' where it does not fit.
+  std::vector<std::string> header = {"budget", "LP bound"};
+  header.insert(header.end(), sweep.strategies.begin(), sweep.strategies.end());
+  std::vector<std::vector<std::string>> summary;
+  for (const SweepPoint& point : sweep.points) {
+    std::vector<std::string> line = {
+        FormatBytes(point.budget_bytes),
+        point.lower_bound ? fmt::format("{:.3f}x", *point.lower_bound / base_cost) : "-"};
+    for (const StrategyRow& row : point.rows) line.push_back(OverheadText(row, base_cost));
+    summary.push_back(std::move(line));
+  }
+  fmt::print("\noverhead (cost / no-remat cost) by budget; '-': no schedule within the budget\n{}",
+             FormatTable(header, summary));
+}
+
+nlohmann::json ToJson(const SweepResult& sweep, const SweepOptions& options) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const SweepPoint& point : sweep.points) {
+    nlohmann::json results = nlohmann::json::array();
+    for (const StrategyRow& row : point.rows) {
+      results.push_back(StrategyRowJson(row, sweep.no_remat.cost, point.lower_bound));
+    }
+    points.push_back(
+        {{"budget_bytes", point.budget_bytes},
+         {"budget_fraction_of_no_remat_peak",
+          static_cast<double>(point.budget_bytes) / static_cast<double>(sweep.no_remat.peak_bytes)},
+         {"lower_bound_cost",
+          point.lower_bound ? nlohmann::json(*point.lower_bound) : nlohmann::json(nullptr)},
+         {"lower_bound_overhead", point.lower_bound
+                                      ? nlohmann::json(*point.lower_bound / sweep.no_remat.cost)
+                                      : nlohmann::json(nullptr)},
+         {"lower_bound_status", point.lower_bound_status},
+         {"lower_bound_time_s", point.lower_bound_seconds},
+         {"results", results}});
+  }
+  return {{"schema", "remat.sweep/1"},
+          {"graph", GraphSummaryJson(*sweep.graph)},
+          {"no_remat_cost", sweep.no_remat.cost},
+          {"no_remat_peak_bytes", sweep.no_remat.peak_bytes},
+          {"min_peak_lower_bound_bytes", sweep.min_peak_bytes},
+          {"strategies", sweep.strategies},
+          {"solver", SolverSettingsJson(options.solver)},
+          {"points", points}};
+}
+
+void PrintCsv(const SweepResult& sweep) {
+  fmt::print(
+      "budget_bytes,budget_fraction_of_no_remat_peak,strategy,status,solver_status,cost,overhead,"
+      "peak_bytes,lower_bound_cost,gap_to_lower_bound,solve_time_s\n");
+  for (const SweepPoint& point : sweep.points) {
+    for (const StrategyRow& row : point.rows) {
+      const bool has = row.result.has_value();
+      fmt::print("{},{:.10g},{},{},{},{},{},{},{},{},{:.3f}\n", point.budget_bytes,
+                 static_cast<double>(point.budget_bytes) /
+                     static_cast<double>(sweep.no_remat.peak_bytes),
+                 row.strategy, RowStatus(row), row.solver_status,
+                 has ? fmt::format("{:.10g}", row.result->cost) : "",
+                 has ? fmt::format("{:.10g}", row.result->cost / sweep.no_remat.cost) : "",
+                 has ? std::to_string(row.result->peak_bytes) : "",
+                 NumberOrMissing(point.lower_bound, ""),
+                 NumberOrMissing(GapToBound(row, point.lower_bound), ""), row.seconds);
+    }
+  }
+}
+
+// One data row per budget: the budget, the LP bound's overhead, each strategy's overhead
+// where it fits (NaN elsewhere, which gnuplot leaves out of the line).
+void WritePlot(const SweepResult& sweep, const std::string& path) {
+  const ByteUnit unit = ByteUnitFor(sweep.points.back().budget_bytes);
+  const double base_cost = sweep.no_remat.cost;
+  std::string data = "# columns: budget_bytes budget_" + unit.name + " lp_lower_bound";
+  for (const std::string& name : sweep.strategies) data += " " + name;
+  data += "\n# values are overheads (cost / no-remat cost); NaN: no schedule within the budget\n";
+  bool any_value = false;  // gnuplot cannot autoscale a plot without a single point
+  for (const SweepPoint& point : sweep.points) {
+    any_value = any_value || point.lower_bound.has_value();
+    for (const StrategyRow& row : point.rows) any_value = any_value || row.fits();
+    data += fmt::format("{} {:.10g} {}", point.budget_bytes,
+                        static_cast<double>(point.budget_bytes) / unit.bytes,
+                        NumberOrMissing(point.lower_bound ? std::optional<double>(
+                                                                *point.lower_bound / base_cost)
+                                                          : std::nullopt,
+                                        "NaN"));
+    for (const StrategyRow& row : point.rows) {
+      data += " " + NumberOrMissing(row.fits() ? std::optional<double>(row.result->cost / base_cost)
+                                               : std::nullopt,
+                                    "NaN");
+    }
+    data += "\n";
+  }
+  std::string commands = fmt::format(
+      "set title {}\n"
+      "set xlabel 'activation budget ({})'\n"
+      "set ylabel 'overhead (cost / no-remat cost)'\n"
+      "set key outside right top\n"
+      "set grid\n"
+      "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n",
+      GnuplotQuote(fmt::format("{}: compute overhead vs memory budget",
+                               sweep.graph->name().empty() ? "graph" : sweep.graph->name())),
+      unit.name);
+  if (!any_value) {
+    const double low = static_cast<double>(sweep.points.front().budget_bytes) / unit.bytes;
+    const double high = static_cast<double>(sweep.points.back().budget_bytes) / unit.bytes;
+    commands += fmt::format(
+        "set xrange [{:.10g}:{:.10g}]\nset yrange [0:2]\n"
+        "set label 1 'no strategy fits any of these budgets' at graph 0.5, 0.5 center\n",
+        low - (high > low ? 0 : 1), high + (high > low ? 0 : 1));
+  }
+  std::vector<std::string> series = {
+      "datafile using 2:3 with lines lw 2 dt 2 lc rgb 'black' title 'LP lower bound'"};
+  for (size_t s = 0; s < sweep.strategies.size(); ++s) {
+    series.push_back(fmt::format("datafile using 2:{} with linespoints {} title {}", s + 4,
+                                 SeriesStyle(static_cast<int32_t>(s)),
+                                 GnuplotQuote(sweep.strategies[s])));
+  }
+  commands += "plot " + series.front();
+  for (size_t s = 1; s < series.size(); ++s) commands += ", \\\n     " + series[s];
+  commands += "\n";
+  RenderPlot({.image_path = path,
+              .title = fmt::format("remat sweep of {}", sweep.graph->name()),
+              .width_px = 1000,
+              .height_px = 600,
+              .data = data,
+              .commands = commands});
+}
+
+void RunSweep(const SweepOptions& options, int& exit_code) {
+  if (options.json && options.csv) throw UsageError("give either --json or --csv, not both");
+  if (!options.plot_path.empty()) {
+    ImageFormatOf(options.plot_path);
+    FindGnuplot();  // fail before the long part
+  }
+  const LoadedGraph loaded = LoadGraphSource(options.source);
+  const Graph& graph = loaded.graph;
+  SweepResult sweep;
+  sweep.graph = &graph;
+  sweep.source = options.source.Describe();
+  sweep.strategies = ParseStrategyList(options.strategies, graph);
+  sweep.no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  sweep.min_peak_bytes = MinimumPeakLowerBound(graph);
+  const std::vector<int64_t> budgets =
+      ResolveBudgetGrid(options.range, graph, sweep.no_remat.peak_bytes);
+  ProgressLine progress("sweep",
+                        SweepWorkItems(budgets.size(), sweep.strategies.size(), options.lower_bound),
+                        ProgressWanted(options.quiet));
+  sweep.points = RunBudgetSweep(graph, budgets, sweep.strategies, options.solver,
+                                options.lower_bound, progress);
+  if (options.json) {
+    fmt::print("{}\n", ToJson(sweep, options).dump(2));
+  } else if (options.csv) {
+    PrintCsv(sweep);
+  } else {
+    PrintTable(sweep, options);
+  }
+  if (!options.plot_path.empty()) {
+    WritePlot(sweep, options.plot_path);
+    if (!options.json && !options.csv) {
+      const PlotFiles files = PlotFilesFor(options.plot_path);
+      fmt::print("\nplot written to {} (data {}, script {})\n", files.image, files.data,
+                 files.script);
+    }
+  }
+  bool any_fits = false;
+  for (const SweepPoint& point : sweep.points) {
+    for (const StrategyRow& row : point.rows) any_fits = any_fits || row.fits();
+  }
+  exit_code = any_fits ? kExitOk : kExitNoFeasibleSchedule;
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "every strategy over a range of budgets: overhead vs memory (paper figure 5)");
+  AddGraphSourceOptions(*sweep, options->source);
+  AddBudgetRangeOptions(*sweep, options->range);
+  sweep->add_option("--strategies,--strategy", options->strategies,
+                    "strategy names, comma-separated, or 'all' (default)");
+  AddSolverSettingOptions(*sweep, options->solver);
+  sweep->add_flag("!--no-lower-bound", options->lower_bound, "skip the LP lower bound");
+  sweep->add_flag("--json", options->json, "machine-readable output (remat.sweep/1)");
+  sweep->add_flag("--csv", options->csv, "one CSV row per budget and strategy");
+  sweep->add_option("--plot", options->plot_path,
+                    "draw overhead vs budget to FILE.svg or FILE.png (with FILE.dat, FILE.gp)");
+  sweep->add_flag("--quiet", options->quiet, "no progress line on stderr");
+  sweep->callback([options, &exit_code] { RunSweep(*options, exit_code); });
+}
+
+}  // namespace remat

@@ -1,0 +1,79 @@
+// The pieces behind the evaluation verbs: budget grids, plot file names, byte units, gnuplot
+// quoting and the progress line's text.
+#include <gtest/gtest.h>
+
+#include "cli/budget_sweep.h"
+#include "cli/gnuplot.h"
+#include "cli/progress.h"
+
+namespace remat {
+namespace {
+
+TEST(BudgetGridTest, EvenlySpacedWholeBytesWithBothEnds) {
+  // 3 + floor(7 i / 3) for i = 0..3.
+  EXPECT_EQ(BudgetGrid(3, 10, 4), (std::vector<int64_t>{3, 5, 7, 10}));
+  EXPECT_EQ(BudgetGrid(3, 10, 8), (std::vector<int64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
+}
+
+TEST(BudgetGridTest, MorePointsThanBytesGiveEachBudgetOnce) {
+  // 10 points over 3 bytes: floor(2 i / 9) repeats, each budget is kept once.
+  EXPECT_EQ(BudgetGrid(5, 7, 10), (std::vector<int64_t>{5, 6, 7}));
+}
+
+TEST(BudgetGridTest, OnePointOrAnEmptySpanIsTheUpperEnd) {
+  EXPECT_EQ(BudgetGrid(3, 10, 1), (std::vector<int64_t>{10}));
+  EXPECT_EQ(BudgetGrid(10, 10, 5), (std::vector<int64_t>{10}));
+}
+
+TEST(BudgetGridTest, LargeBudgetsDoNotOverflow) {
+  // 16e9-byte spans times the index stay exact in long double.
+  const auto grid = BudgetGrid(1'000'000'000'000, 17'000'000'000'000, 3);
+  EXPECT_EQ(grid, (std::vector<int64_t>{1'000'000'000'000, 9'000'000'000'000,
+                                        17'000'000'000'000}));
+}
+
+TEST(PlotFilesTest, DataAndScriptReplaceTheExtension) {
+  const PlotFiles files = PlotFilesFor("out/dir/sweep.svg");
+  EXPECT_EQ(files.image, "out/dir/sweep.svg");
+  EXPECT_EQ(files.data, "out/dir/sweep.dat");
+  EXPECT_EQ(files.script, "out/dir/sweep.gp");
+  EXPECT_EQ(ImageFormatOf("a.PNG"), ImageFormat::kPng);
+  EXPECT_EQ(ImageFormatOf("a.svg"), ImageFormat::kSvg);
+  EXPECT_ANY_THROW(ImageFormatOf("a.pdf"));
+  EXPECT_ANY_THROW(ImageFormatOf("svg"));
+}
+
+TEST(ByteUnitTest, LargestBinaryUnitAtOrBelowTheValue) {
+  EXPECT_EQ(ByteUnitFor(10).name, "B");
+  EXPECT_EQ(ByteUnitFor(1023).name, "B");
+  EXPECT_EQ(ByteUnitFor(1024).name, "KiB");
+  EXPECT_EQ(ByteUnitFor(16'000'000'000).name, "GiB");  // 14.9 GiB
+  EXPECT_DOUBLE_EQ(ByteUnitFor(16'000'000'000).bytes, 1073741824.0);
+}
+
+TEST(GnuplotQuoteTest, DoublesSingleQuotesAndDropsNewlines) {
+  EXPECT_EQ(GnuplotQuote("it's"), "'it''s'");
+  EXPECT_EQ(GnuplotQuote("a\nb"), "'a b'");
+}
+
+TEST(ProgressTest, DurationsReadNaturally) {
+  EXPECT_EQ(FormatDuration(0.42), "0.4 s");
+  EXPECT_EQ(FormatDuration(59.94), "59.9 s");
+  EXPECT_EQ(FormatDuration(245), "4m 05s");
+  EXPECT_EQ(FormatDuration(7380), "2h 03m");
+  EXPECT_EQ(FormatDuration(-1), "?");
+}
+
+TEST(ProgressTest, LineShowsWorkCountsElapsedAndEta) {
+  // 3 of 12 items in 30 s: 10 s each, 9 left, so 90 s to go.
+  EXPECT_EQ(FormatProgressLine("sweep", "optimal at 10 B", 3, 12, 30.0),
+            "[sweep] 3/12  optimal at 10 B  elapsed 30.0 s  ETA 1m 30s");
+  // Before the first item finishes there is no estimate.
+  EXPECT_EQ(FormatProgressLine("sweep", "", 0, 12, 1.0), "[sweep] 0/12  elapsed 1.0 s  ETA ?");
+  // A search does not know its total: no ETA.
+  EXPECT_EQ(FormatProgressLine("maxbatch", "optimal at batch 64", 7, 0, 5.0),
+            "[maxbatch] 7 done  optimal at batch 64  elapsed 5.0 s");
+}
+
+}  // namespace
+}  // namespace remat
