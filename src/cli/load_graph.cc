@@ -7,6 +7,7 @@
 #include "cli/import_command.h"
 #include "cli/sizes.h"
 #include "core/errors.h"
+#include "core/cost_profile.h"
 #include "core/graph_json.h"
 #include "core/training_graph.h"
 #include "zoo/devices.h"
@@ -40,10 +41,15 @@ void AddGraphSourceOptions(CLI::App& command, GraphSource& source) {
                   "--onnx: operators without a cost rule: error (default) or zero-cost")
       ->check(CLI::IsMember({"error", "zero-cost"}));
   command.add_option("--model", source.zoo.model, "a zoo model instead of --graph (remat zoo list)");
+  command.add_option("--costs", source.costs_path,
+                     "per-node costs measured by `remat-run profile` (milliseconds) instead of "
+                     "the graph's own costs");
   AddZooModelOptions(command, source.zoo);
 }
 
-LoadedGraph LoadGraphSource(const GraphSource& source) {
+namespace {
+
+LoadedGraph LoadWithoutProfile(const GraphSource& source) {
   const bool file = !source.graph_path.empty();
   const bool onnx = !source.onnx_path.empty();
   const bool model = !source.zoo.model.empty();
@@ -61,6 +67,16 @@ LoadedGraph LoadGraphSource(const GraphSource& source) {
   BuiltModel built = BuildModel(source.zoo.model, ToModelOptions(source.zoo));
   const FixedMemory fixed = ComputeFixedMemory(built.info, ToOptimizer(source.zoo));
   return {BuildTrainingGraph(built.forward), std::move(built.info), fixed};
+}
+
+}  // namespace
+
+LoadedGraph LoadGraphSource(const GraphSource& source) {
+  LoadedGraph loaded = LoadWithoutProfile(source);
+  if (!source.costs_path.empty()) {
+    loaded.graph = ApplyCostProfile(loaded.graph, source.costs_path);
+  }
+  return loaded;
 }
 
 std::string Budget::Describe() const {

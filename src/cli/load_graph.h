@@ -20,6 +20,7 @@ struct GraphSource {
   std::string onnx_path;              // imported with zoo.batch, cost model, device, optimizer
   std::string unknown_ops = "error";  // --unknown-ops for --onnx
   ZooModelArgs zoo;  // zoo.model names a zoo model
+  std::string costs_path;  // --costs: measured per-node costs (remat-run profile)
   // What to call the source in messages: the file or the model with its batch.
   std::string Describe() const;
 };

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_remat.h"
+#include "core/cost_profile.h"
+#include "core/training_graph.h"
 
 namespace remat {
 namespace {
@@ -57,6 +59,27 @@ TEST_F(CliTest, OptimalOnLinearEightIsCertifiedByTheLpBound) {
   EXPECT_LE(optimal["cost"].get<double>(), 21.0);
   EXPECT_NEAR(optimal["gap_to_lower_bound"].get<double>(),
               (optimal["cost"].get<double>() - bound) / optimal["cost"].get<double>(), 1e-12);
+}
+
+TEST_F(CliTest, CostProfileReplacesTheGraphsCosts) {
+  ASSERT_EQ(RunRemat("graph linear 3 -o " + Path("l3.json")).exit_code, 0);
+  // Node i costs i + 0.5 ms: the no-remat cost of 7 nodes is 0.5 + 1.5 + ... + 6.5 = 24.5.
+  const Graph g = LinearGraph(3);
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(g), .model = "linear(3)"};
+  for (int32_t v = 0; v < g.size(); ++v) profile.nodes.push_back({v, g.node(v).name, v + 0.5});
+  SaveCostProfile(profile, Path("costs.json"));
+  const auto run = RunRemat("solve --graph " + Path("l3.json") + " --costs " + Path("costs.json") +
+                            " --budget 100% --strategy checkpoint-all --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["graph"]["cost_unit"], "ms");
+  EXPECT_DOUBLE_EQ(doc["no_remat_cost"].get<double>(), 24.5);
+  // A profile of another graph is refused as bad input.
+  ASSERT_EQ(RunRemat("graph linear 4 -o " + Path("l4.json")).exit_code, 0);
+  const auto wrong = RunRemat("solve --graph " + Path("l4.json") + " --costs " +
+                              Path("costs.json") + " --budget 100%");
+  EXPECT_EQ(wrong.exit_code, 3);
+  EXPECT_NE(wrong.err.find("costs.json"), std::string::npos) << wrong.err;
 }
 
 TEST_F(CliTest, PercentBudgetIsTakenOfTheNoRematPeak) {
