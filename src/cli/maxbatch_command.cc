@@ -88,6 +88,7 @@ struct StrategySearch {
   std::optional<Probe> at_max;      // the probe at max_batch
   std::optional<Probe> next;        // the probe at max_batch + 1: why the search stopped
   std::optional<Probe> uncertified; // the largest undecided batch probed above max_batch
+  std::optional<int64_t> smallest_infeasible;  // the smallest batch probed that cannot fit
   int64_t seeded_from = 0;          // optimal: started above the best baseline's batch
   std::vector<Probe> probes;        // in the order they ran
   double seconds = 0;
@@ -184,7 +185,9 @@ class MaxBatchSearch {
       return probe;
     }
     probe.outcome = Outcome::kUndecided;
-    probe.reason = fmt::format("{}: {}", row.solver_status, probe.reason);
+    probe.reason = fmt::format("undecided: solver {} at the time limit, {}, and no proof that "
+                               "none fits",
+                               row.solver_status, probe.reason);
     return probe;
   }
 
@@ -257,6 +260,9 @@ class MaxBatchSearch {
     }
     for (const auto& [b, p] : by_batch) {
       if (b > lo && p.outcome == Outcome::kUndecided) search.uncertified = p;
+      if (b > lo && p.outcome == Outcome::kInfeasible && !search.smallest_infeasible) {
+        search.smallest_infeasible = b;
+      }
     }
     search.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -303,6 +309,9 @@ std::string StopText(const StrategySearch& s) {
     if (s.uncertified && s.uncertified->batch != s.next->batch) {
       text += fmt::format("; undecided up to {}", s.uncertified->batch);
     }
+    if (!s.exact && s.smallest_infeasible) {
+      text += fmt::format("; proven infeasible from {}", *s.smallest_infeasible);
+    }
   }
   return text;
 }
@@ -338,9 +347,12 @@ void WritePlot(const std::vector<StrategySearch>& searches, const std::string& t
       "plot {}datafile using 1:3:xtic(2) with boxes lc rgb '#0072B2' title 'largest feasible batch', \\\n"
       "     datafile using 1:3:(sprintf('%d', $3)) with labels offset 0,0.8 notitle\n",
       GnuplotQuote(title),
-      any_uncertified ? "datafile using 1:4 with boxes fs empty border rgb '#D55E00' lw 2 dt 2 "
-                        "title 'undecided up to (solver time limit)', \\\n     "
-                      : "");
+      any_uncertified
+          ? "datafile using 1:4 with boxes fs empty lc rgb '#D55E00' lw 2 dt 2 "
+            "title 'undecided up to (solver time limit)', \\\n"
+            "     datafile using 1:4:(sprintf('%d?', $4)) with labels tc rgb '#D55E00' "
+            "offset 0,0.8 notitle, \\\n     "
+          : "");
   RenderPlot({.image_path = path,
               .title = "remat maxbatch: " + title,
               .width_px = 900,
@@ -423,6 +435,9 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
            {"ratio_vs_checkpoint_all", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
            {"at_max", s.at_max ? ProbeJson(*s.at_max) : nlohmann::json(nullptr)},
            {"best_uncertified", s.uncertified ? ProbeJson(*s.uncertified) : nlohmann::json(nullptr)},
+           {"smallest_infeasible_batch", s.smallest_infeasible
+                                             ? nlohmann::json(*s.smallest_infeasible)
+                                             : nlohmann::json(nullptr)},
            {"search_started_above", s.seeded_from},
            {"probes", probes},
            {"time_s", s.seconds}});
