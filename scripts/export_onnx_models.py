@@ -318,12 +318,53 @@ def custom_op():
     return model_of(nodes, [x], [y], [weight("w", [3, 8])], domains=["com.example"])
 
 
+def conv_zero_stride():
+    """A Conv with a zero stride: onnx.checker accepts it, ONNX 1.12's shape inference divides
+    by it (the first crash the fuzzer found); the importer must reject it first."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="bad_conv", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], strides=[0, 1])]
+    return model_of(nodes, [x], [y], [weight("w", [4, 3, 3, 3])])
+
+
+def shape_gather_out_of_range():
+    """A shape computation gathering index 4294967295 of a rank-2 shape: ONNX 1.12's data
+    propagation reads out of bounds on it (the second crash the fuzzer found). The importer
+    cannot fold it, so the Reshape's output has no size: an error naming it."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="relu"),
+        helper.make_node("Shape", ["a"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "bad_index"], ["n"], name="bad_gather", axis=0),
+        helper.make_node("Unsqueeze", ["n", "zero_axis"], ["n1"], name="unsqueeze"),
+        helper.make_node("Concat", ["n1", "minus_one"], ["target"], name="concat", axis=0),
+        helper.make_node("Reshape", ["a", "target"], ["y"], name="reshape"),
+    ]
+    inits = [helper.make_tensor("bad_index", TensorProto.INT64, [], [4294967295]),
+             int64s("zero_axis", [0]), int64s("minus_one", [-1])]
+    return model_of(nodes, [x], [y], inits)
+
+
+def convtranspose_rank1_weight():
+    """A ConvTranspose whose weight has rank 1: ONNX 1.12's shape inference dereferences a
+    missing dimension (the third crash the fuzzer found); the importer must reject it first."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None, None, None])
+    nodes = [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="bad_deconv")]
+    return model_of(nodes, [x], [y], [weight("w", [4])])
+
+
 def export_helper_models(out_dir):
     save(tiny_mlp(), out_dir, "tiny_mlp.onnx")
     save(ops_cnn(), out_dir, "ops_cnn.onnx")
     save(upsample_opset9(), out_dir, "upsample_opset9.onnx")
     save(unsupported_op(), out_dir, "unsupported_lstm.onnx")
     save(custom_op(), out_dir, "custom_op.onnx")
+    save(conv_zero_stride(), out_dir, "conv_zero_stride.onnx")
+    save(shape_gather_out_of_range(), out_dir, "shape_gather_out_of_range.onnx")
+    save(convtranspose_rank1_weight(), out_dir, "convtranspose_rank1_weight.onnx")
 
 
 def main():

@@ -3,9 +3,40 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+#include <utility>
+
 #include "core/errors.h"
 
 namespace remat {
+namespace {
+
+// The rule beyond DESIGN §1: the VJP of a product of activations with respect to one factor
+// reads the others, so for a flagged node i and distinct inputs j != k of i, bwd(j) reads k.
+// Without the edge, bwd(j) would have no way to the other factor (attention's grad @ V^T).
+template <typename Bwd>
+void AddInputProductEdges(const ForwardGraph& forward, Bwd bwd, std::vector<Edge>& edges) {
+  const int32_t f = static_cast<int32_t>(forward.nodes.size());
+  std::vector<std::vector<int32_t>> inputs(f);
+  for (const Edge& e : forward.edges) inputs[e.dst].push_back(e.src);
+  std::set<std::pair<int32_t, int32_t>> present;
+  for (const Edge& e : edges) present.insert({e.src, e.dst});
+  for (int32_t i = 0; i < f; ++i) {
+    if (!forward.nodes[i].backward_reads_inputs) continue;
+    std::vector<int32_t>& in = inputs[i];
+    std::sort(in.begin(), in.end());
+    in.erase(std::unique(in.begin(), in.end()), in.end());
+    for (int32_t j : in) {
+      for (int32_t k : in) {
+        if (k == j || !present.insert({k, bwd(j)}).second) continue;
+        edges.push_back({k, bwd(j)});
+      }
+    }
+  }
+}
+
+}  // namespace
 
 Graph BuildTrainingGraph(const ForwardGraph& forward) {
   const int32_t f = static_cast<int32_t>(forward.nodes.size());
@@ -52,6 +83,7 @@ Graph BuildTrainingGraph(const ForwardGraph& forward) {
   for (int32_t i = 0; i < f; ++i) edges.push_back({i, bwd(i)});
   edges.push_back({f - 1, f});
   edges.push_back({f, bwd(f - 1)});
+  AddInputProductEdges(forward, bwd, edges);
   return Graph(std::move(nodes), std::move(edges), forward.cost_unit, forward.name);
 }
 

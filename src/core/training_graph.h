@@ -16,6 +16,10 @@ struct ForwardNode {
   double cost = 0.0;                    // forward cost in the graph's unit
   int64_t bytes = 0;                    // output bytes
   std::optional<double> backward_cost;  // default: twice the forward cost (DESIGN §1)
+  // The vector-Jacobian product with respect to one input reads the node's other inputs: a
+  // product of two activations (attention's P V, a MatMul or Mul of two activations). Gives
+  // the extra edges of BuildTrainingGraph (docs/semantics.md).
+  bool backward_reads_inputs = false;
 };
 
 // A forward DAG: nodes in topological order, edges src -> dst with src < dst.
@@ -30,7 +34,11 @@ struct ForwardGraph {
 
 // DESIGN §1: forward nodes 0..f-1, loss f, bwd(i) = 2f - i; every forward edge j -> i gives
 // j -> i, bwd(i) -> bwd(j) and i -> bwd(j); every forward i gives i -> bwd(i); f-1 feeds the
-// loss and the loss feeds bwd(f-1). The result has 2f+1 nodes and 3e+f+2 edges.
+// loss and the loss feeds bwd(f-1). One rule beyond DESIGN §1 (on purpose, docs/semantics.md):
+// for a node i with backward_reads_inputs, every ordered pair of distinct inputs j != k of i
+// gives k -> bwd(j), unless that edge already exists (k is also a consumer of j). The result
+// has 2f+1 nodes and 3e+f+2+x edges, x the number of such extra edges (x = d(d-1) per flagged
+// node with d distinct inputs, less the duplicates); without flags x = 0.
 // Throws InputError when the forward graph is invalid.
 Graph BuildTrainingGraph(const ForwardGraph& forward);
 

@@ -54,7 +54,7 @@ at::Tensor Executor::ComputeNode(int32_t node, bool first) {
     return ForwardLayer(layer, network_.tensors(node), inputs, states_[node],
                         first && !states_[node].computed);
   }
-  if (node == f) return LossForward(Read(node, f - 1), network_.labels());
+  if (node == f) return LossForward(network_.loss_input(), Read(node, f - 1), network_.labels());
 
   // bwd(j): the gradient of j's output from j's consumers (DESIGN §1).
   const int32_t j = 2 * f - node;
@@ -69,19 +69,33 @@ at::Tensor Executor::ComputeNode(int32_t node, bool first) {
   const at::Tensor& own = Read(node, j);
   if (j == f - 1) {
     Read(node, f);  // the loss value: an in-edge, although its gradient is the constant 1
-    add(LossBackward(own, network_.labels()));
+    add(LossBackward(network_.loss_input(), own, network_.labels()));
   }
   for (int32_t consumer : graph_.succs(j)) {
     if (consumer >= f) continue;
     const ExecLayer& layer = network_.layer(consumer);
+    // The consumer's inputs as its backward reads them: j itself, and the other factors of a
+    // product (in-edges by the training graph's product rule); nothing else.
+    std::vector<at::Tensor> inputs(layer.inputs.size());
+    for (size_t k = 0; k < layer.inputs.size(); ++k) {
+      const int32_t input = layer.inputs[k];
+      if (input == j) {
+        inputs[k] = own;
+      } else if (layer.backward_reads_inputs) {
+        inputs[k] = input < 0 ? network_.input() : Read(node, input);
+      }
+    }
     for (int32_t position = 0; position < static_cast<int32_t>(layer.inputs.size()); ++position) {
       if (layer.inputs[position] != j) continue;
       // A consumer's parameter gradients are computed once: by the backward node of its
-      // first input, on that node's first evaluation of the step.
+      // first input, on that node's first evaluation of the step (a tied head's go to the
+      // embedding whose table it reads).
       std::vector<at::Tensor>* params =
-          first && position == 0 ? &network_.gradients(consumer) : nullptr;
-      add(InputGradient(layer, network_.tensors(consumer), position, own, Read(node, consumer),
-                        Read(node, 2 * f - consumer), states_[consumer], params));
+          first && position == 0 ? &network_.gradients(network_.parameter_owner(consumer))
+                                 : nullptr;
+      add(InputGradient(layer, network_.tensors(consumer), position, inputs,
+                        Read(node, consumer), Read(node, 2 * f - consumer), states_[consumer],
+                        params));
     }
   }
   const ExecLayer& layer = network_.layer(j);
@@ -170,6 +184,11 @@ ReferenceStep AutogradStep(const Network& network, uint64_t dropout_seed) {
   std::vector<std::vector<at::Tensor>> leaves(f);
   for (int32_t id = 0; id < f; ++id) {
     const LayerTensors& t = network.tensors(id);
+    if (network.parameter_owner(id) != id) {
+      // A tied head reads its embedding's leaf, so autograd sums both uses' gradients.
+      params[id].weight = params[network.parameter_owner(id)].weight;
+      continue;
+    }
     auto leaf = [&](const at::Tensor& p) {
       if (!p.defined()) return at::Tensor();
       at::Tensor copy = p.detach().clone().set_requires_grad(true);
@@ -178,6 +197,7 @@ ReferenceStep AutogradStep(const Network& network, uint64_t dropout_seed) {
     };
     params[id].weight = leaf(t.weight);
     params[id].bias = leaf(t.bias);
+    params[id].position = leaf(t.position);
     if (t.running_mean.defined()) {
       params[id].running_mean = t.running_mean.clone();
       params[id].running_var = t.running_var.clone();
@@ -193,7 +213,8 @@ ReferenceStep AutogradStep(const Network& network, uint64_t dropout_seed) {
     ForwardState state{.dropout_seed = DropoutSeed(dropout_seed, id)};
     outputs[id] = ForwardLayer(layer, params[id], inputs, state, true);
   }
-  const at::Tensor loss = LossForward(outputs[f - 1], network.labels()).mean();
+  const at::Tensor loss =
+      LossForward(network.loss_input(), outputs[f - 1], network.labels()).mean();
   loss.backward();
   ReferenceStep result{.loss = loss.item<double>()};
   for (int32_t id = 0; id < f; ++id) {

@@ -74,16 +74,60 @@ void InferWindow(const ModelInfo& info, const Layer& layer, ExecLayer& e, const 
   Fail(info.model, layer, "no stride and padding reproduce the output shape");
 }
 
+// The embedding layer whose (vocab, hidden) token table a bias-free tied dense layer reads.
+int32_t TiedEmbedding(const ModelInfo& info, const Layer& layer, int64_t hidden, int64_t units) {
+  int32_t found = -1;
+  for (int32_t id = 0; id < static_cast<int32_t>(info.layers.size()); ++id) {
+    const Layer& l = info.layers[id];
+    if (l.kind != LayerKind::kEmbedding || l.output_shape.back() != hidden) continue;
+    const int64_t vocab = l.parameters / hidden - info.input_shape.back();
+    if (vocab != units) continue;
+    if (found >= 0) Fail(info.model, layer, "more than one embedding it could be tied to");
+    found = id;
+  }
+  if (found < 0) Fail(info.model, layer, "tied weights without a matching embedding");
+  return found;
+}
+
+// Attention scores Q K^T: one (B, S, 3H) input, output (B, heads, S, S), FLOPs B*S*S*H.
+// Context P V: inputs (B, heads, S, S) and (B, S, 3H), output (B, S, H), FLOPs B*S*S*H.
+void DecodeAttention(const ModelInfo& info, const Layer& layer, ExecLayer& e) {
+  const std::vector<Shape>& ins = e.input_shapes;
+  const Shape& out = layer.output_shape;
+  const Shape& qkv = ins.back();
+  if (qkv.size() != 3 || qkv[2] % 3 != 0) {
+    Fail(info.model, layer, "the executor runs matrix products of attention only");
+  }
+  const int64_t batch = qkv[0], seq = qkv[1], hidden = qkv[2] / 3;
+  if (ins.size() == 1 && out.size() == 4 && out == Shape{batch, out[1], seq, seq}) {
+    e.attention = AttentionPart::kScores;
+    e.heads = out[1];
+  } else if (ins.size() == 2 && ins[0].size() == 4 && ins[0] == Shape{batch, ins[0][1], seq, seq} &&
+             out == Shape{batch, seq, hidden} && layer.inputs[0] != layer.inputs[1]) {
+    e.attention = AttentionPart::kContext;
+    e.heads = ins[0][1];
+  } else {
+    Fail(info.model, layer, "the executor runs matrix products of attention only");
+  }
+  if (e.heads < 1 || hidden % e.heads != 0) Fail(info.model, layer, "heads do not divide H");
+  e.head_size = hidden / e.heads;
+  const double flops = static_cast<double>(batch) * static_cast<double>(seq * seq) *
+                       static_cast<double>(hidden);
+  if (layer.flops != flops) Fail(info.model, layer, "FLOPs do not match attention's B*S*S*H");
+}
+
 }  // namespace
 
 std::vector<ExecLayer> DecodeLayers(const ModelInfo& info) {
   std::vector<ExecLayer> result;
   const int32_t count = static_cast<int32_t>(info.layers.size());
+  const bool tokens = info.input_shape.size() == 2;  // (B, S) ids, not an image batch
   for (int32_t id = 0; id < count; ++id) {
     const Layer& layer = info.layers[id];
     const bool last = id == count - 1;
     ExecLayer e{.name = layer.name, .kind = layer.kind, .inputs = layer.inputs,
-                .output_shape = layer.output_shape};
+                .output_shape = layer.output_shape,
+                .backward_reads_inputs = layer.backward_reads_inputs};
     for (int32_t input : layer.inputs) {
       e.input_shapes.push_back(input < 0 ? info.input_shape : info.layers[input].output_shape);
     }
@@ -131,19 +175,53 @@ std::vector<ExecLayer> DecodeLayers(const ModelInfo& info) {
         break;
       }
       case LayerKind::kDense: {
-        if (in.size() != 2) Fail(info.model, layer, "the executor runs dense layers on rank 2");
-        if (layer.weights_read != layer.parameters) Fail(info.model, layer, "tied weights");
-        const int64_t weights = in.back() * out.back();
-        e.use_bias = layer.parameters == weights + out.back();
-        if (!e.use_bias && layer.parameters != weights) {
-          Fail(info.model, layer, "parameter count does not match a dense layer");
+        // Rank 3 only on token sequences: image tensors are stored channels-first.
+        if (in.size() != 2 && (in.size() != 3 || !tokens)) {
+          Fail(info.model, layer, "the executor runs dense layers on rank 2 (or rank 3 tokens)");
         }
+        const int64_t weights = in.back() * out.back();
+        if (layer.weights_read != layer.parameters) {
+          if (layer.parameters != 0 || layer.weights_read != weights) {
+            Fail(info.model, layer, "tied weights other than a bias-free head");
+          }
+          e.tied_to = TiedEmbedding(info, layer, in.back(), out.back());
+        } else {
+          e.use_bias = layer.parameters == weights + out.back();
+          if (!e.use_bias && layer.parameters != weights) {
+            Fail(info.model, layer, "parameter count does not match a dense layer");
+          }
+        }
+        const int64_t rows = NumElements(in) / in.back();
         e.activation = FusedActivation(
-            info, layer, static_cast<double>(in[0]) * static_cast<double>(weights), last);
+            info, layer, static_cast<double>(rows) * static_cast<double>(weights), last);
         break;
       }
+      case LayerKind::kEmbedding: {
+        // (vocab + S) * H parameters: the token table and one position row per position.
+        const int64_t hidden = out.back();
+        if (layer.inputs[0] >= 0 || in.size() != 2 || layer.parameters % hidden != 0 ||
+            layer.parameters / hidden - in[1] < 1) {
+          Fail(info.model, layer, "not a token plus position embedding of the input ids");
+        }
+        e.vocab = layer.parameters / hidden - in[1];
+        break;
+      }
+      case LayerKind::kLayerNorm:
+        if (layer.parameters != 2 * out.back()) {
+          Fail(info.model, layer, "parameter count does not match a layer norm");
+        }
+        break;
+      case LayerKind::kMatMul:
+        DecodeAttention(info, layer, e);
+        break;
       case LayerKind::kActivation:
         e.activation = NamedActivation(info, layer, last);
+        if (e.activation == Activation::kSoftmax && layer.inputs[0] >= 0 &&
+            result[layer.inputs[0]].attention == AttentionPart::kScores) {
+          e.attention = AttentionPart::kSoftmax;
+          e.heads = result[layer.inputs[0]].heads;
+          e.head_size = result[layer.inputs[0]].head_size;
+        }
         break;
       case LayerKind::kMaxPool:
       case LayerKind::kAvgPool: {
@@ -194,14 +272,13 @@ std::vector<ExecLayer> DecodeLayers(const ModelInfo& info) {
       case LayerKind::kAdd:
       case LayerKind::kFlatten:
         break;
-      case LayerKind::kLayerNorm:
-      case LayerKind::kMatMul:
-      case LayerKind::kEmbedding:
-        Fail(info.model, layer, "not supported by the executor yet (transformer layers)");
+    }
+    if (tokens && e.activation == Activation::kSoftmax && e.attention != AttentionPart::kSoftmax) {
+      Fail(info.model, layer, "a softmax on token activations other than attention's");
     }
     if (in.size() == 4 && layer.kind != LayerKind::kFlatten &&
         layer.kind != LayerKind::kGlobalAvgPool && layer.kind != LayerKind::kReshape &&
-        out.size() != 4) {
+        e.attention != AttentionPart::kContext && out.size() != 4) {
       Fail(info.model, layer, "unexpected rank change");
     }
     result.push_back(std::move(e));

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "exec/transformer_layers.h"
 
 namespace remat::exec {
 namespace {
@@ -93,14 +94,27 @@ at::Tensor ConvolutionBackward(const ExecLayer& layer, const LayerTensors& p, co
   return gx;
 }
 
+// Rank 3 (B, S, H) runs on the (B*S, H) rows: a view in and out, the kernel owns the output.
 at::Tensor DenseForward(const LayerTensors& p, const at::Tensor& x) {
+  if (x.dim() > 2) {
+    std::vector<int64_t> out = Sizes(x);
+    out.back() = p.weight.size(0);
+    return DenseForward(p, x.reshape({-1, x.size(-1)})).view(out);
+  }
   return p.bias.defined() ? at::addmm(p.bias, x, p.weight.t()) : at::mm(x, p.weight.t());
 }
 
 // autograd's mm_mat1_backward / mm_mat2_backward for x (row-major) and weight.t()
-// (column-major), and the broadcast bias reduced by sum_to.
+// (column-major), and the broadcast bias reduced by sum_to. Rank 3 through the rows' views
+// (ViewBackward0 reshapes).
 at::Tensor DenseBackward(const LayerTensors& p, const at::Tensor& x, const at::Tensor& g,
                          bool want_input, std::vector<at::Tensor>* parameter_gradients) {
+  if (x.dim() > 2) {
+    const at::Tensor gx = DenseBackward(p, x.reshape({-1, x.size(-1)}),
+                                        g.reshape({-1, g.size(-1)}), want_input,
+                                        parameter_gradients);
+    return want_input ? gx.view(x.sizes()) : gx;
+  }
   if (parameter_gradients != nullptr) {
     Accumulate(*parameter_gradients, 0, g.t().mm(x));
     if (p.bias.defined()) Accumulate(*parameter_gradients, 1, at::sum_to(g, p.bias.sizes()));
@@ -128,8 +142,10 @@ std::vector<int64_t> InternalShape(const Shape& zoo_shape) {
 }
 
 Network::Network(const ModelInfo& info, uint64_t seed) : info_(info), layers_(DecodeLayers(info)) {
-  if (info.input_shape.size() != 4) {
-    throw InputError(fmt::format("{}: the executor runs image models only", info.model));
+  const bool tokens = layers_.front().kind == LayerKind::kEmbedding;
+  if (info.input_shape.size() != 4 && !tokens) {
+    throw InputError(fmt::format("{}: the executor runs image models and token models that "
+                                 "start with an embedding", info.model));
   }
   at::Generator gen = SeededGenerator(seed);
   for (const ExecLayer& layer : layers_) {
@@ -154,6 +170,10 @@ Network::Network(const ModelInfo& info, uint64_t seed) : info_(info), layers_(De
         break;
       }
       case LayerKind::kDense: {
+        if (layer.tied_to >= 0) {
+          t.weight = tensors_.at(layer.tied_to).weight;  // the same tensor: read, not owned
+          break;
+        }
         const double bound = std::sqrt(6.0 / static_cast<double>(in.back()));
         t.weight = Uniform({out.back(), in.back()}, -bound, bound, gen);
         if (layer.use_bias) t.bias = Uniform({out.back()}, -0.1, 0.1, gen);
@@ -167,6 +187,19 @@ Network::Network(const ModelInfo& info, uint64_t seed) : info_(info), layers_(De
         t.running_var = at::ones({c}, at::kFloat);
         break;
       }
+      case LayerKind::kLayerNorm: {
+        const int64_t c = out.back();
+        t.weight = Uniform({c}, 0.5, 1.5, gen);
+        t.bias = Uniform({c}, -0.1, 0.1, gen);
+        break;
+      }
+      case LayerKind::kEmbedding: {
+        // Variance 1/H: the tied head's logits start near unit scale, whatever H.
+        const double bound = std::sqrt(3.0 / static_cast<double>(out.back()));
+        t.weight = Uniform({layer.vocab, out.back()}, -bound, bound, gen);
+        t.position = Uniform({in.back(), out.back()}, -0.1, 0.1, gen);
+        break;
+      }
       default:
         break;
     }
@@ -178,19 +211,33 @@ Network::Network(const ModelInfo& info, uint64_t seed) : info_(info), layers_(De
       gradients_[id].push_back(at::zeros_like(p));
     }
   }
+  const at::TensorOptions ids = at::TensorOptions().dtype(at::kLong);
+  if (tokens) {
+    // int32 ids (the zoo's 4 bytes per token); next-token labels along the logits' last axis.
+    loss_input_ = LossInput::kLogits;
+    input_ = at::randint(layers_.front().vocab, info.input_shape, gen,
+                         at::TensorOptions().dtype(at::kInt));
+    std::vector<int64_t> label_shape = info.output_shape;
+    const int64_t classes = label_shape.back();
+    label_shape.back() = 1;
+    labels_ = at::randint(classes, label_shape, gen, ids);
+    return;
+  }
   input_ = Uniform(InternalShape(info.input_shape), -1.0, 1.0, gen);
   // Labels: one class per output position, shaped for a gather along the class axis.
   std::vector<int64_t> label_shape = InternalShape(info.output_shape);
   const int64_t classes = label_shape[1];
   label_shape[1] = 1;
-  labels_ = at::randint(classes, label_shape, gen, at::TensorOptions().dtype(at::kLong));
+  labels_ = at::randint(classes, label_shape, gen, ids);
 }
 
 std::vector<at::Tensor> Network::parameters(int32_t id) const {
   std::vector<at::Tensor> result;
+  if (layers_[id].tied_to >= 0) return result;
   const LayerTensors& t = tensors_[id];
-  if (t.weight.defined()) result.push_back(t.weight);
-  if (t.bias.defined()) result.push_back(t.bias);
+  for (const at::Tensor* p : {&t.weight, &t.bias, &t.position}) {
+    if (p->defined()) result.push_back(*p);
+  }
   return result;
 }
 
@@ -202,8 +249,10 @@ void Network::ZeroGradients() {
 
 int64_t Network::parameter_bytes() const {
   int64_t bytes = 0;
-  for (const LayerTensors& t : tensors_) {
-    for (const at::Tensor* p : {&t.weight, &t.bias, &t.running_mean, &t.running_var}) {
+  for (int32_t id = 0; id < size(); ++id) {
+    for (const at::Tensor& p : parameters(id)) bytes += static_cast<int64_t>(p.nbytes());
+    const LayerTensors& t = tensors_[id];
+    for (const at::Tensor* p : {&t.running_mean, &t.running_var}) {
       if (p->defined()) bytes += static_cast<int64_t>(p->nbytes());
     }
   }
@@ -245,6 +294,7 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
       return y;
     }
     case LayerKind::kActivation:
+      if (layer.attention == AttentionPart::kSoftmax) return MaskedSoftmaxForward(layer, x);
       switch (layer.activation) {
         case Activation::kRelu: return at::relu(x);
         case Activation::kRelu6: return at::hardtanh(x, 0, 6);
@@ -287,6 +337,16 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
       state.computed = true;
       return at::mul(x, DropoutMask(x, layer.dropout_rate, state.dropout_seed));
     }
+    case LayerKind::kEmbedding:
+      return EmbeddingForward(p, x);
+    case LayerKind::kLayerNorm:
+      return LayerNormForward(layer, p, x, state);
+    case LayerKind::kMatMul:
+      if (layer.attention == AttentionPart::kScores) return AttentionScoresForward(layer, x);
+      if (layer.attention == AttentionPart::kContext) {
+        return AttentionContextForward(layer, x, inputs.at(1));
+      }
+      break;
     default:
       break;
   }
@@ -294,28 +354,42 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
                                LayerKindName(layer.kind)));
 }
 
-at::Tensor LossForward(const at::Tensor& probabilities, const at::Tensor& labels) {
-  const int64_t batch = probabilities.size(0);
-  return at::neg(at::mean(at::log(at::gather(probabilities, 1, labels)).view({batch, -1}), {1}));
+at::Tensor LossForward(LossInput kind, const at::Tensor& output, const at::Tensor& labels) {
+  const int64_t batch = output.size(0);
+  if (kind == LossInput::kLogits) {
+    const int64_t axis = output.dim() - 1;
+    const at::Tensor log_p = at::_log_softmax(output, axis, false);
+    return at::neg(at::mean(at::gather(log_p, axis, labels).view({batch, -1}), {1}));
+  }
+  return at::neg(at::mean(at::log(at::gather(output, 1, labels)).view({batch, -1}), {1}));
 }
 
-at::Tensor LossBackward(const at::Tensor& probabilities, const at::Tensor& labels) {
-  const int64_t batch = probabilities.size(0);
-  const at::Tensor picked = at::gather(probabilities, 1, labels);
+at::Tensor LossBackward(LossInput kind, const at::Tensor& output, const at::Tensor& labels) {
+  const int64_t batch = output.size(0);
+  const bool logits = kind == LossInput::kLogits;
+  const int64_t axis = logits ? output.dim() - 1 : 1;
+  // The log-probabilities are recomputed from the logits (a transient of the output's size).
+  const at::Tensor log_p = logits ? at::_log_softmax(output, axis, false) : at::Tensor();
+  const at::Tensor picked = at::gather(logits ? log_p : output, axis, labels);
   const int64_t positions = picked.numel() / batch;
   // loss = mean(per_sample): MeanBackward0 spreads 1 / B.
   at::Tensor g = at::ones({}, at::kFloat).expand({batch}) / batch;
   g = g.neg();                                                   // NegBackward0
   g = g.unsqueeze(1).expand({batch, positions}) / positions;     // MeanBackward1 over dim 1
   g = g.reshape(picked.sizes());                                 // ViewBackward0
+  if (logits) {
+    g = at::zeros_like(log_p).scatter_add_(axis, labels, g);     // GatherBackward0
+    return at::_log_softmax_backward_data(g, log_p, axis, at::kFloat);  // LogSoftmaxBackward0
+  }
   g = g.div(picked);                                             // LogBackward0
-  return at::zeros_like(probabilities).scatter_add_(1, labels, g);  // GatherBackward0
+  return at::zeros_like(output).scatter_add_(1, labels, g);      // GatherBackward0
 }
 
 at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& p, int32_t position,
-                         const at::Tensor& x, const at::Tensor& y, const at::Tensor& grad,
-                         const ForwardState& state,
+                         const std::vector<at::Tensor>& inputs, const at::Tensor& y,
+                         const at::Tensor& grad, const ForwardState& state,
                          std::vector<at::Tensor>* parameter_gradients) {
+  const at::Tensor& x = inputs.at(position);
   switch (layer.kind) {
     case LayerKind::kConv2D:
     case LayerKind::kDepthwiseConv2D:
@@ -336,6 +410,7 @@ at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& p, int32_t 
       return gx;
     }
     case LayerKind::kActivation:
+      if (layer.attention == AttentionPart::kSoftmax) return MaskedSoftmaxBackward(layer, y, grad);
       switch (layer.activation) {
         case Activation::kRelu: return at::threshold_backward(grad, y, 0);
         case Activation::kRelu6: return at::hardtanh_backward(grad, x, 0, 6);
@@ -379,6 +454,19 @@ at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& p, int32_t 
       return grad.reshape(x.sizes()).clone();
     case LayerKind::kDropout:
       return at::mul(grad, DropoutMask(x, layer.dropout_rate, state.dropout_seed));
+    case LayerKind::kLayerNorm:
+      return LayerNormBackward(p, x, grad, state, parameter_gradients);
+    case LayerKind::kMatMul:
+      if (layer.attention == AttentionPart::kScores) return AttentionScoresBackward(layer, x, grad);
+      if (layer.attention == AttentionPart::kContext) {
+        // The other factor is an input this backward node reads (the product rule's edge).
+        if (!inputs.at(0).defined() || !inputs.at(1).defined()) {
+          throw InternalError(fmt::format("layer '{}': the attention context's gradient needs "
+                                          "both inputs", layer.name));
+        }
+        return AttentionContextBackward(layer, position, inputs[0], inputs[1], grad);
+      }
+      break;
     default:
       break;
   }
@@ -397,6 +485,8 @@ void ParameterGradientsFromNetworkInput(const ExecLayer& layer, const LayerTenso
   } else if (layer.kind == LayerKind::kDense) {
     DenseBackward(p, network_input, FusedBackward(layer, output, grad), false,
                   &parameter_gradients);
+  } else if (layer.kind == LayerKind::kEmbedding) {
+    EmbeddingParameterGradients(p, network_input, grad, parameter_gradients);
   } else if (layer.kind == LayerKind::kBatchNorm) {
     auto [gx, gw, gb] = at::native_batch_norm_backward(
         grad, network_input, p.weight, p.running_mean, p.running_var, state.save_mean,

@@ -13,19 +13,22 @@
 
 namespace remat::exec {
 
-// A layer's tensors: weight/bias (convolution, dense) or gamma/beta and the running
-// statistics (batch norm). Undefined where the layer has none.
+// A layer's tensors: weight/bias (convolution, dense), gamma/beta (layer norm), gamma/beta and
+// the running statistics (batch norm), the token table `weight` and the (S, H) `position`
+// table (embedding). A tied dense layer's `weight` is its embedding's token table (the same
+// tensor, owned by the embedding). Undefined where the layer has none.
 struct LayerTensors {
   at::Tensor weight;
   at::Tensor bias;
   at::Tensor running_mean;
   at::Tensor running_var;
+  at::Tensor position;
 };
 
 // What a forward layer keeps besides its output, for its backward pass and for recomputation
 // (docs/exec.md): batch norm's per-channel mean and inverse standard deviation of the first
-// computation; dropout's seed (the mask is regenerated, never stored). Max-pooling keeps
-// nothing: its backward recomputes the indices from the input.
+// computation, layer norm's per-row ones (B, S, 1); dropout's seed (the mask is regenerated,
+// never stored). Max-pooling keeps nothing: its backward recomputes the indices from the input.
 struct ForwardState {
   bool computed = false;
   at::Tensor save_mean;
@@ -34,14 +37,21 @@ struct ForwardState {
 };
 
 // Image tensors are stored channels-first (NCHW): the zoo's (B, d1..dk, C) is (B, C, d1..dk).
-// Rank-2 tensors are the same either way.
+// Rank-2 tensors are the same either way. Token sequences (the transformer) are not converted.
 std::vector<int64_t> InternalShape(const Shape& zoo_shape);
+
+// What the loss reads from the last layer: class probabilities along axis 1 (image models end
+// in a softmax; NCHW) or logits along the last axis (the transformer's (B, S, vocab) head, a
+// per-token cross-entropy through log-softmax).
+enum class LossInput { kProbabilities, kLogits };
 
 class Network {
  public:
   // Parameters uniform in a He-style range from a generator seeded with `seed`; biases and
-  // batch-norm affine parameters away from 0 and 1 so that their gradients are exercised.
-  // The input batch is uniform in [-1, 1]; labels are uniform class ids per output position.
+  // batch/layer-norm affine parameters away from 0 and 1 so that their gradients are
+  // exercised; the token table with variance 1/H, positions in [-0.1, 0.1]. The input batch
+  // is uniform in [-1, 1] (images) or uniform int32 token ids; labels are uniform class
+  // (token) ids per output position.
   Network(const ModelInfo& info, uint64_t seed);
 
   const ModelInfo& info() const { return info_; }
@@ -49,14 +59,22 @@ class Network {
   const ExecLayer& layer(int32_t id) const { return layers_[id]; }
   const LayerTensors& tensors(int32_t id) const { return tensors_[id]; }
   LayerTensors& tensors(int32_t id) { return tensors_[id]; }
-  // Trainable parameters of a layer in a fixed order (weight, bias) and their gradients.
+  // Trainable parameters of a layer in a fixed order (weight, bias, position) and their
+  // gradients; none for a tied layer (its weight is its embedding's).
   std::vector<at::Tensor> parameters(int32_t id) const;
+  // The layer whose gradients a layer's weight gradients go to: its own, or the embedding a
+  // tied head reads.
+  int32_t parameter_owner(int32_t id) const {
+    return layers_[id].tied_to >= 0 ? layers_[id].tied_to : id;
+  }
+  LossInput loss_input() const { return loss_input_; }
   std::vector<at::Tensor>& gradients(int32_t id) { return gradients_[id]; }
   const std::vector<at::Tensor>& gradients(int32_t id) const { return gradients_[id]; }
   void ZeroGradients();
 
   const at::Tensor& input() const { return input_; }
-  const at::Tensor& labels() const { return labels_; }  // int64, (B, 1, positions...)
+  // int64, shaped for a gather along the class axis: (B, 1, positions...) or (B, S, 1).
+  const at::Tensor& labels() const { return labels_; }
   // Bytes of parameters (with batch-norm statistics), gradients, input and labels.
   int64_t parameter_bytes() const;
   int64_t gradient_bytes() const;
@@ -67,6 +85,7 @@ class Network {
   std::vector<ExecLayer> layers_;
   std::vector<LayerTensors> tensors_;
   std::vector<std::vector<at::Tensor>> gradients_;
+  LossInput loss_input_ = LossInput::kProbabilities;
   at::Tensor input_;
   at::Tensor labels_;
 };
@@ -79,19 +98,21 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& params,
                         const std::vector<at::Tensor>& inputs, ForwardState& state,
                         bool update_running);
 
-// Per-sample loss, shape (B): the mean over output positions of -log p[label].
-at::Tensor LossForward(const at::Tensor& probabilities, const at::Tensor& labels);
-// Gradient of mean(per-sample loss) with respect to the probabilities, with the kernels and
-// in the order that autograd uses for LossForward followed by a mean.
-at::Tensor LossBackward(const at::Tensor& probabilities, const at::Tensor& labels);
+// Per-sample loss, shape (B): the mean over output positions of -log p[label], p the
+// probabilities or log_softmax of the logits.
+at::Tensor LossForward(LossInput kind, const at::Tensor& output, const at::Tensor& labels);
+// Gradient of mean(per-sample loss) with respect to the last layer's output, with the kernels
+// and in the order that autograd uses for LossForward followed by a mean.
+at::Tensor LossBackward(LossInput kind, const at::Tensor& output, const at::Tensor& labels);
 
-// The vector-Jacobian product of layer `layer_id` with respect to its input at `position`,
-// from that input, the layer's output and the gradient of its output only. With
-// `parameter_gradients` non-null, the layer's parameter gradients are added into it
-// (the caller passes them for one input position only). The result never aliases an
-// argument.
+// The vector-Jacobian product of `layer` with respect to its input at `position`, from that
+// input (`inputs[position]`), the layer's output and the gradient of its output; a layer with
+// backward_reads_inputs also reads its other inputs (defined in `inputs` exactly then).
+// With `parameter_gradients` non-null, the layer's parameter gradients are added into it
+// (the caller passes them for one input position only; a tied head's go to its embedding's).
+// The result never aliases an argument.
 at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& params, int32_t position,
-                         const at::Tensor& input, const at::Tensor& output,
+                         const std::vector<at::Tensor>& inputs, const at::Tensor& output,
                          const at::Tensor& grad_output, const ForwardState& state,
                          std::vector<at::Tensor>* parameter_gradients);
 

@@ -66,6 +66,14 @@ bool IsFloating(int32_t data_type) {
 
 bool IsStandardDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+// Operators whose vector-Jacobian product with respect to one input reads the other inputs:
+// products and quotients. Elementwise sums and data movement do not.
+bool IsProductOfInputs(const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  return IsStandardDomain(node.domain()) &&
+         (op == "MatMul" || op == "Gemm" || op == "Mul" || op == "Div" || op == "Einsum");
+}
+
 // a * b, or nullopt on int64 overflow.
 std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
   int64_t product = 0;
@@ -125,11 +133,12 @@ class Importer {
     Parse(bytes);
     CollectParameters();
     Check();
+    CheckSizeAttributes();
     FixBatch();
     Classify();
     SelectForwardNodes();
     CheckOperators();
-    ResolveShapes();
+    InferShapes();
     return Convert();
   }
 
@@ -284,6 +293,33 @@ class Importer {
       Fail(fmt::format("not a valid ONNX model: {}", OneLine(error.what())));
     }
     if (graph().output_size() == 0) Fail("the model has no outputs");
+  }
+
+  // ONNX 1.12's checker accepts a zero stride, dilation, group or block size, and its shape
+  // inference then divides by it (found by fuzzing: SIGFPE in convPoolShapeInference). Such
+  // nodes are rejected here, before inference runs.
+  void CheckSizeAttributes() const {
+    for (int32_t i = 0; i < graph().node_size(); ++i) {
+      const onnx::NodeProto& node = graph().node(i);
+      if (!IsStandardDomain(node.domain())) continue;
+      for (const onnx::AttributeProto& attr : node.attribute()) {
+        const std::string& name = attr.name();
+        const bool positive_list =
+            name == "strides" || name == "dilations" || name == "kernel_shape";
+        const bool positive_int = name == "group" || name == "blocksize";
+        auto fail = [&](int64_t value) {
+          Fail(fmt::format("node '{}' ({}) has {} = {}; it must be positive", NodeName(i),
+                           OpType(node), name, value));
+        };
+        if (positive_list) {
+          for (const int64_t v : attr.ints()) {
+            if (v <= 0) fail(v);
+          }
+        } else if (positive_int && attr.i() <= 0) {
+          fail(attr.i());
+        }
+      }
+    }
   }
 
   // --- the batch -------------------------------------------------------------------------
@@ -518,69 +554,39 @@ class Importer {
 
   // --- shapes ------------------------------------------------------------------------------
 
-  void RunShapeInference() {
-    try {
-      // Strict (errors are thrown), type-checked, with data propagation so that shapes
-      // computed by Shape -> Gather -> Concat -> Reshape chains are known.
-      const onnx::ShapeInferenceOptions options(/*check_type_val=*/true, /*strict_mode_val=*/1,
-                                                /*data_prop_val=*/true);
-      std::unordered_map<std::string, onnx::TensorShapeProto> shape_data;
-      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options,
-                                         &shape_data);
-    } catch (const std::exception& error) {
-      Fail(fmt::format("shape inference failed: {}", OneLine(error.what())));
-    }
-    types_.clear();
+  // Shapes, node by node in the file's (topological) order, so that every node is looked at
+  // with its inputs' types known:
+  // - a folded node whose value remat can compute (onnx_folding: the shape arithmetic of
+  //   exports) gets that value and its type; ONNX 1.12's data propagation stops at the Div and
+  //   Cast of PyTorch's x.view(b, s, h // heads, ...) and reads out of bounds on a bad Gather
+  //   index (found by fuzzing), so remat does not use it;
+  // - every other node is checked (CheckWindowedOp) and given to onnx::shape_inference alone,
+  //   with its inputs' types and the known values of its inputs as initializers (a Reshape's
+  //   target, a Resize's scales);
+  // - an unknown operator costed 0 whose output ONNX cannot size takes the type of its first
+  //   sized activation input.
+  void InferShapes() {
     const onnx::GraphProto& g = graph();
-    initializer_types_.clear();
     for (const TensorProto& tensor : g.initializer()) {
-      onnx::TypeProto_Tensor* type = initializer_types_[tensor.name()].mutable_tensor_type();
+      onnx::TypeProto_Tensor* type = types_[tensor.name()].mutable_tensor_type();
       type->set_elem_type(tensor.data_type());
       onnx::TensorShapeProto* shape = type->mutable_shape();  // present for scalars too
       for (const int64_t d : tensor.dims()) shape->add_dim()->set_dim_value(d);
-    }
-    for (const auto& [name, type] : initializer_types_) types_[name] = &type;
-    for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
-      for (const onnx::ValueInfoProto& value : *list) types_[value.name()] = &value.type();
-    }
-  }
-
-  // The fully known shape of a tensor, or nullopt.
-  std::optional<Shape> KnownShape(const std::string& name) const {
-    const auto it = types_.find(name);
-    if (it == types_.end() || !it->second->has_tensor_type()) return std::nullopt;
-    const onnx::TypeProto_Tensor& type = it->second->tensor_type();
-    if (!type.has_shape()) return std::nullopt;
-    Shape shape;
-    for (const onnx::TensorShapeProto_Dimension& dim : type.shape().dim()) {
-      if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
-      shape.push_back(dim.dim_value());
-    }
-    return shape;
-  }
-
-  // Shape inference, folding and again until nothing changes: folding a Shape needs its input's
-  // inferred shape, and inference past a Reshape needs the folded shape vector. Unknown
-  // operators costed 0 whose outputs ONNX cannot size take their first activation input's type.
-  void ResolveShapes() {
-    for (const TensorProto& tensor : graph().initializer()) {
       if (std::optional<onnx_folding::StaticValue> v = onnx_folding::ValueOfTensor(tensor)) {
         values_.emplace(tensor.name(), std::move(*v));
       }
     }
-    // Each round folds at least one more node or assumes one more shape.
-    const int32_t max_rounds = graph().node_size() + 2;
-    for (int32_t round = 0; round < max_rounds; ++round) {
-      RunShapeInference();
-      const bool folded = FoldStaticValues();
-      if (!folded && !AssumeUnknownOpShapes()) return;
+    // Declared types: inputs (the batch fixed), and value_info and outputs, which inference
+    // merges with what it finds at their producers.
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+      for (const onnx::ValueInfoProto& value : *list) {
+        if (value.type().has_tensor_type()) types_.emplace(value.name(), value.type());
+      }
     }
-  }
-
-  // Computes the value of every folded node it can, in order, and replaces each such node by a
-  // Constant holding it. Returns whether any node was replaced.
-  bool FoldStaticValues() {
-    onnx::GraphProto& g = *model_.mutable_graph();
+    std::unordered_map<std::string, int> opsets;
+    for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
+      opsets[opset.domain()] = static_cast<int>(opset.version());
+    }
     const onnx_folding::ValueLookup value_of = [this](const std::string& name) {
       const auto it = values_.find(name);
       return it == values_.end() ? nullptr : &it->second;
@@ -588,70 +594,152 @@ class Importer {
     const onnx_folding::ShapeLookup shape_of = [this](const std::string& name) {
       return KnownShape(name);
     };
-    bool replaced = false;
     for (int32_t i = 0; i < g.node_size(); ++i) {
-      if (roles_[i] != NodeRole::kFolded) continue;
-      onnx::NodeProto& node = *g.mutable_node(i);
-      if (node.output_size() != 1 || values_.count(node.output(0)) != 0) continue;
-      std::optional<onnx_folding::StaticValue> value =
-          onnx_folding::EvaluateNode(node, opset_, value_of, shape_of);
-      if (!value) continue;
-      const bool is_constant = node.op_type() == "Constant" && IsStandardDomain(node.domain());
-      if (!is_constant) {
-        TensorProto tensor = onnx_folding::ToTensorProto(*value);
-        tensor.set_name(node.output(0));
-        node.clear_input();
-        node.clear_attribute();
-        node.clear_domain();
-        node.set_op_type("Constant");
-        onnx::AttributeProto* attr = node.add_attribute();
-        attr->set_name("value");
-        attr->set_type(onnx::AttributeProto::TENSOR);
-        *attr->mutable_t() = std::move(tensor);
-        replaced = true;
+      const onnx::NodeProto& node = g.node(i);
+      if (roles_[i] == NodeRole::kFolded && node.output_size() == 1) {
+        if (std::optional<onnx_folding::StaticValue> value =
+                onnx_folding::EvaluateNode(node, opset_, value_of, shape_of)) {
+          onnx::TypeProto_Tensor* type = types_[node.output(0)].mutable_tensor_type();
+          type->Clear();
+          type->set_elem_type(value->data_type);
+          onnx::TensorShapeProto* shape = type->mutable_shape();
+          for (const int64_t d : value->dims) shape->add_dim()->set_dim_value(d);
+          values_.insert_or_assign(node.output(0), std::move(*value));
+          continue;
+        }
       }
-      values_.emplace(node.output(0), std::move(*value));
+      // Control flow reads outer-scope names its node does not list: not inferred (it is an
+      // unsupported operator anyway, or costed 0 with an assumed shape below).
+      if (!HasSubgraph(node)) {
+        CheckWindowedOp(i);
+        InferNode(i, opsets);
+      }
+      const bool zero_cost_unknown = roles_[i] == NodeRole::kActivation &&
+                                     forward_id_[i] >= 0 &&
+                                     !FindOpCostRule(node.op_type(), node.domain());
+      if (zero_cost_unknown && node.output_size() > 0 && !KnownShape(node.output(0))) {
+        AssumeOutputTypes(node);
+      }
     }
-    return replaced;
   }
 
-  // For the first unknown operator costed 0 whose first output has no inferred shape, assumes
-  // its first sized activation input's type for its outputs. Returns whether it did.
-  bool AssumeUnknownOpShapes() {
-    for (const int32_t i : forward_nodes_) {
-      const onnx::NodeProto& node = graph().node(i);
-      if (FindOpCostRule(node.op_type(), node.domain())) continue;
-      if (node.output_size() == 0 || KnownShape(node.output(0))) continue;
-      const onnx::TypeProto* like = nullptr;
-      for (const std::string& input : node.input()) {
-        if (!input.empty() && tensors_.at(input).origin != Origin::kStatic && KnownShape(input)) {
-          like = types_.at(input);
-          break;
-        }
+  // onnx::shape_inference on a graph of this one node; its outputs' types go to types_.
+  void InferNode(int32_t index, const std::unordered_map<std::string, int>& opsets) {
+    const onnx::NodeProto& node = graph().node(index);
+    onnx::GraphProto single;
+    *single.add_node() = node;
+    std::set<std::string> declared;
+    for (const std::string& input : node.input()) {
+      if (input.empty() || !declared.insert(input).second) continue;
+      const auto type = types_.find(input);
+      if (type != types_.end()) {
+        onnx::ValueInfoProto* value = single.add_input();
+        value->set_name(input);
+        *value->mutable_type() = type->second;
       }
-      if (like == nullptr) continue;  // reported when its size is needed
-      const onnx::TypeProto assumed_type = *like;
-      onnx::GraphProto& g = *model_.mutable_graph();
-      for (const std::string& output : node.output()) {
-        if (output.empty()) continue;
-        bool set = false;
-        for (auto* list : {g.mutable_value_info(), g.mutable_output()}) {
-          for (onnx::ValueInfoProto& value : *list) {
-            if (value.name() == output) {
-              *value.mutable_type() = assumed_type;
-              set = true;
-            }
-          }
-        }
-        if (!set) {
-          onnx::ValueInfoProto* value = g.add_value_info();
-          value->set_name(output);
-          *value->mutable_type() = assumed_type;
-        }
+      if (const auto value = values_.find(input); value != values_.end()) {
+        TensorProto tensor = onnx_folding::ToTensorProto(value->second);
+        tensor.set_name(input);
+        *single.add_initializer() = std::move(tensor);
       }
-      return true;
     }
-    return false;
+    for (const std::string& output : node.output()) {
+      const auto type = types_.find(output);  // declared in the file
+      if (output.empty() || type == types_.end()) continue;
+      onnx::ValueInfoProto* value = single.add_value_info();
+      value->set_name(output);
+      *value->mutable_type() = type->second;
+    }
+    try {
+      // Strict (errors are thrown) and type-checked; ONNX's data propagation stays off.
+      const onnx::ShapeInferenceOptions options(/*check_type_val=*/true, /*strict_mode_val=*/1,
+                                                /*data_prop_val=*/false);
+      onnx::shape_inference::InferShapes(&single, opsets, onnx::OpSchemaRegistry::Instance(),
+                                         options);
+    } catch (const std::exception& error) {
+      Fail(fmt::format("shape inference failed at node '{}' ({}): {}", NodeName(index),
+                       OpType(node), OneLine(error.what())));
+    }
+    for (const onnx::ValueInfoProto& value : single.value_info()) {
+      types_.insert_or_assign(value.name(), value.type());
+    }
+  }
+
+  // For an unknown operator costed 0: its outputs are assumed to be like its first sized
+  // activation input. Without one they stay unknown and are reported when sized.
+  void AssumeOutputTypes(const onnx::NodeProto& node) {
+    for (const std::string& input : node.input()) {
+      if (input.empty() || tensors_.at(input).origin == Origin::kStatic || !KnownShape(input)) {
+        continue;
+      }
+      const onnx::TypeProto like = types_.at(input);
+      for (const std::string& output : node.output()) {
+        if (!output.empty()) types_.insert_or_assign(output, like);
+      }
+      return;
+    }
+  }
+
+  // ONNX 1.12's convolution and pooling shape inference index dimensions by the weight's rank
+  // and the attribute lists without checking them: the fuzzer found a null dereference in
+  // convTransposeShapeInference on a rank-0 weight, and a rank-5 weight on a rank-4 input
+  // crashes Conv's. A node's input ranks are known when it is reached, so they are checked here
+  // first.
+  void CheckWindowedOp(int32_t index) const {
+    static const std::set<std::string> kWindowed = {"Conv", "ConvTranspose", "MaxPool",
+                                                    "AveragePool", "LpPool"};
+    const onnx::NodeProto& node = graph().node(index);
+    if (!IsStandardDomain(node.domain()) || kWindowed.count(node.op_type()) == 0) return;
+    const std::optional<int> rank =
+        node.input_size() > 0 ? KnownRank(node.input(0)) : std::nullopt;
+    if (!rank) return;  // ONNX infers nothing without it
+    if (*rank < 3) {
+      Fail(fmt::format("node '{}' ({}) reads a tensor of rank {}; it needs batch, channels and "
+                       "at least one spatial dimension",
+                       NodeName(index), OpType(node), *rank));
+    }
+    const bool convolution = node.op_type() == "Conv" || node.op_type() == "ConvTranspose";
+    if (convolution && node.input_size() > 1) {
+      const std::optional<int> weight_rank = KnownRank(node.input(1));
+      if (weight_rank && *weight_rank != *rank) {
+        Fail(fmt::format("node '{}' ({}) has a weight '{}' of rank {} for an input of rank {}",
+                         NodeName(index), OpType(node), node.input(1), *weight_rank, *rank));
+      }
+    }
+    const int spatial = *rank - 2;
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      const std::string& name = attr.name();
+      const bool per_axis = name == "strides" || name == "dilations" || name == "kernel_shape" ||
+                            name == "output_padding";
+      const int expected = per_axis ? spatial : name == "pads" ? 2 * spatial : -1;
+      if (expected >= 0 && attr.ints_size() != expected) {
+        Fail(fmt::format("node '{}' ({}) has {} values of {} for {} spatial dimensions",
+                         NodeName(index), OpType(node), attr.ints_size(), name, spatial));
+      }
+    }
+  }
+
+  std::optional<int> KnownRank(const std::string& name) const {
+    const auto it = types_.find(name);
+    if (it == types_.end() || !it->second.has_tensor_type() ||
+        !it->second.tensor_type().has_shape()) {
+      return std::nullopt;
+    }
+    return it->second.tensor_type().shape().dim_size();
+  }
+
+  // The fully known shape of a tensor, or nullopt.
+  std::optional<Shape> KnownShape(const std::string& name) const {
+    const auto it = types_.find(name);
+    if (it == types_.end() || !it->second.has_tensor_type()) return std::nullopt;
+    const onnx::TypeProto_Tensor& type = it->second.tensor_type();
+    if (!type.has_shape()) return std::nullopt;
+    Shape shape;
+    for (const onnx::TensorShapeProto_Dimension& dim : type.shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+      shape.push_back(dim.dim_value());
+    }
+    return shape;
   }
 
   // Bytes of a tensor at the reference batch, or an InputError naming it and its node.
@@ -664,7 +752,7 @@ class Importer {
                        name, NodeName(node_index), OpType(graph().node(node_index))));
     }
     const std::optional<int64_t> element_bytes =
-        ElementBytes(it->second->tensor_type().elem_type());
+        ElementBytes(it->second.tensor_type().elem_type());
     if (!element_bytes) {
       Fail(fmt::format("tensor '{}' (node '{}') has an unsupported element type", name,
                        NodeName(node_index)));
@@ -749,6 +837,10 @@ class Importer {
       std::sort(sources.begin(), sources.end());
       sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
       for (const int32_t src : sources) forward.edges.push_back({src, forward_id_[i]});
+      // A product of two activations: the gradient of each factor reads the other
+      // (BuildTrainingGraph's extra edges, docs/semantics.md).
+      forward.nodes.back().backward_reads_inputs =
+          sources.size() >= 2 && IsProductOfInputs(node);
     }
     forward.loss_bytes = 4 * result_.batch;  // one float per sample (DESIGN §1)
     forward.loss_cost = 0.0;
@@ -757,7 +849,7 @@ class Importer {
       const auto it = types_.find(name);
       const std::optional<Shape> shape = KnownShape(name);
       const std::optional<int64_t> element_bytes =
-          it == types_.end() ? std::nullopt : ElementBytes(it->second->tensor_type().elem_type());
+          it == types_.end() ? std::nullopt : ElementBytes(it->second.tensor_type().elem_type());
       const std::optional<int64_t> elements = shape ? CheckedElements(*shape) : std::nullopt;
       const std::optional<int64_t> bytes =
           elements && element_bytes ? CheckedMul(*elements, *element_bytes) : std::nullopt;
@@ -783,8 +875,7 @@ class Importer {
   std::map<std::string, onnx_folding::StaticValue> values_;  // folded tensors' values
   std::vector<std::string> data_inputs_;
   std::unordered_map<std::string, TensorInfo> tensors_;
-  std::map<std::string, onnx::TypeProto> initializer_types_;  // the kept initializers
-  std::unordered_map<std::string, const onnx::TypeProto*> types_;
+  std::unordered_map<std::string, onnx::TypeProto> types_;  // tensor types known so far
   std::vector<NodeRole> roles_;
   std::vector<int32_t> forward_nodes_;  // ONNX node indices, in forward order
   std::vector<int32_t> forward_id_;     // ONNX node index -> forward node, or -1

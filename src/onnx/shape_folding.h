@@ -1,7 +1,7 @@
 // Evaluation of the small computations exporters emit to build shapes at run time (Shape ->
 // Gather -> Div -> Cast -> Unsqueeze -> Concat -> Reshape, as PyTorch writes x.view(b, s, h, d)).
 // ONNX 1.12's data propagation stops at Div and Cast of such chains, so the importer folds them
-// itself: each computed value replaces its node by a Constant, which shape inference reads.
+// itself and hands the values to shape inference as initializers of the nodes that read them.
 #pragma once
 
 #include <onnx/onnx_pb.h>

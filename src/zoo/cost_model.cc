@@ -44,7 +44,10 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
     const double cost = model == CostModel::kFlops
                             ? layer.flops
                             : RooflineMs(layer.flops, LayerBytesMoved(net, id), *device);
-    forward.nodes.push_back({.name = layer.name, .cost = cost, .bytes = layer.output_bytes()});
+    forward.nodes.push_back({.name = layer.name,
+                             .cost = cost,
+                             .bytes = layer.output_bytes(),
+                             .backward_reads_inputs = layer.backward_reads_inputs});
     std::vector<int32_t> sources;
     for (int32_t input : layer.inputs) {
       if (input != NetworkBuilder::kInput) sources.push_back(input);

@@ -27,8 +27,9 @@ int64_t LayerBytesMoved(const NetworkBuilder& net, int32_t layer);
 // max(flops / peak FLOP/s, bytes / bandwidth), in milliseconds.
 double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device);
 
-// One forward node per layer (same order, same names), one edge per distinct (input layer,
-// layer) pair; the loss holds one float per sample and costs 0. `device` is required by
+// One forward node per layer (same order, same names, the layer's backward_reads_inputs),
+// one edge per distinct (input layer, layer) pair; the loss holds one float per sample and
+// costs 0. `device` is required by
 // kRoofline (InputError otherwise) and ignored by kFlops.
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
                             const DeviceSpec* device);

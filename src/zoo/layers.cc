@@ -370,7 +370,8 @@ NetworkBuilder::Tensor NetworkBuilder::MatMul(const std::string& name, Tensor a,
                .kind = LayerKind::kMatMul,
                .inputs = {a, b},
                .output_shape = out,
-               .flops = flops});
+               .flops = flops,
+               .backward_reads_inputs = true});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Embedding(const std::string& name, Tensor tokens,
@@ -422,7 +423,8 @@ NetworkBuilder::Tensor NetworkBuilder::AttentionContext(const std::string& name,
                .kind = LayerKind::kMatMul,
                .inputs = {probs, qkv},
                .output_shape = {in[0], in[1], hidden},
-               .flops = flops});
+               .flops = flops,
+               .backward_reads_inputs = true});  // d/dP = grad V^T, d/dV = P^T grad
 }
 
 }  // namespace remat

@@ -57,6 +57,9 @@ struct Layer {
   int64_t trainable_parameters = 0;  // the weights that get gradients and optimizer state
   int64_t weights_read = 0;          // weight elements read (a tied layer reads, not owns)
   double flops = 0;                  // forward FLOPs of DESIGN §1's analytic model
+  // A product of its inputs (MatMul, attention's P V): the gradient with respect to one input
+  // reads the others, which gives the training graph extra edges (ForwardNode's flag).
+  bool backward_reads_inputs = false;
 
   int64_t output_bytes() const { return NumElements(output_shape) * kElementBytes; }
 };

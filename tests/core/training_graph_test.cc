@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/errors.h"
 
 namespace remat {
@@ -50,6 +52,47 @@ TEST(TrainingGraphTest, DiamondFollowsTheRuleEdgeByEdge) {
   EXPECT_EQ(g.node(6).bytes, 30);
   EXPECT_EQ(g.node(4).bytes, 8);
   EXPECT_DOUBLE_EQ(g.node(4).cost, 0.0);
+}
+
+std::vector<Edge> SortedEdges(const Graph& g) {
+  std::vector<Edge> edges = g.edges();
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  return edges;
+}
+
+TEST(TrainingGraphTest, ProductOfTwoActivationsGivesEachGradientTheOtherFactor) {
+  // Attention's shape: 0 feeds 1 and 2, node 3 = 1 * 2 reads both (f = 4, bwd(i) = 8 - i).
+  // The VJP of 3 with respect to 1 reads 2 and the reverse, so beyond DESIGN's 3*4 + 4 + 2 = 18
+  // edges come 2 -> bwd(1) = 7 and 1 -> bwd(2) = 6: 20 edges.
+  ForwardGraph forward;
+  for (int i = 0; i < 4; ++i) forward.nodes.push_back({.name = "n", .cost = 1, .bytes = 1});
+  forward.nodes[3].backward_reads_inputs = true;
+  forward.edges = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+  const Graph g = BuildTrainingGraph(forward);
+  EXPECT_EQ(SortedEdges(g), (std::vector<Edge>{{0, 1}, {0, 2}, {0, 8}, {1, 3}, {1, 6}, {1, 7},
+                                               {1, 8}, {2, 3}, {2, 6}, {2, 7}, {2, 8}, {3, 4},
+                                               {3, 5}, {3, 6}, {3, 7}, {4, 5}, {5, 6}, {5, 7},
+                                               {6, 8}, {7, 8}}));
+  // Without the flag the graph is DESIGN §1's.
+  forward.nodes[3].backward_reads_inputs = false;
+  EXPECT_EQ(BuildTrainingGraph(forward).edges().size(), 18u);
+}
+
+TEST(TrainingGraphTest, ProductEdgeThatAlreadyExistsIsNotDuplicated) {
+  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 3 with node 2 = 0 * 1 flagged. DESIGN gives 3*4 + 4 + 2 = 18
+  // edges, among them 1 -> bwd(0) = 8 (1 is a consumer of 0), which the product rule would
+  // add again; only 0 -> bwd(1) = 7 is new: 19 edges, and the graph validates (no duplicate).
+  ForwardGraph forward;
+  for (int i = 0; i < 4; ++i) forward.nodes.push_back({.name = "n", .cost = 1, .bytes = 1});
+  forward.nodes[2].backward_reads_inputs = true;
+  forward.edges = {{0, 1}, {0, 2}, {1, 2}, {2, 3}};
+  const Graph g = BuildTrainingGraph(forward);
+  EXPECT_EQ(SortedEdges(g), (std::vector<Edge>{{0, 1}, {0, 2}, {0, 7}, {0, 8}, {1, 2}, {1, 7},
+                                               {1, 8}, {2, 3}, {2, 6}, {2, 7}, {2, 8}, {3, 4},
+                                               {3, 5}, {3, 6}, {4, 5}, {5, 6}, {6, 7}, {6, 8},
+                                               {7, 8}}));
 }
 
 TEST(TrainingGraphTest, RejectsInvalidForwardGraph) {

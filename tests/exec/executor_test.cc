@@ -1,7 +1,7 @@
 // Tests src/exec/executor.cc: a step that follows a plan (checkpoint-all, Chen sqrt(n), the LP
 // rounding at a tight budget, the optimal MILP) gives the loss and gradients of plain autograd
 // on the same weights and inputs, holds exactly the simulator's bytes, and recomputes batch
-// norm and dropout identically.
+// norm, layer norm and dropout identically; for the image models and a tiny transformer.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/errors.h"
 #include "core/plan.h"
 #include "core/simulator.h"
 #include "core/training_graph.h"
@@ -35,14 +36,23 @@ struct Fixture {
   ReferenceStep reference;
 };
 
-// Batch 2 at 32x32 with 10 classes: every network's smallest size that keeps its shape.
+// Batch 2 at 32x32 with 10 classes: every network's smallest size that keeps its shape. The
+// transformer: batch 2, 8 tokens, 2 blocks, hidden 16 in 2 heads of 8, a 32-token vocabulary
+// (27 layers: a 55-node training graph).
+ModelOptions TestOptions(const std::string& name) {
+  if (name == "transformer") {
+    return {.batch = 2, .seq_length = 8, .layers = 2, .hidden = 16, .heads = 2, .vocab = 32};
+  }
+  return {.batch = 2, .resolution = Resolution{32, 32}, .classes = 10};
+}
+
 Fixture& Model(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Fixture>> cache;
   auto& slot = cache[name];
   if (!slot) {
     at::set_num_threads(1);
     CountingAllocator::Install();
-    BuiltModel model = BuildModel(name, {.batch = 2, .resolution = Resolution{32, 32}, .classes = 10});
+    BuiltModel model = BuildModel(name, TestOptions(name));
     Graph graph = BuildTrainingGraph(model.forward);
     Network network(model.info, /*seed=*/7);
     ReferenceStep reference = AutogradStep(network);
@@ -107,11 +117,13 @@ TEST_P(ExecutorTest, ChenGreedyAtTightBudgetMatchesAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ExecutorTest,
-                         testing::Values("vgg16", "segnet", "mobilenet", "unet", "resnet50"),
+                         testing::Values("vgg16", "segnet", "mobilenet", "unet", "resnet50",
+                                         "transformer"),
                          [](const auto& info) { return info.param; });
 
-// The LP and MILP grow as T^2 + T|E|: solved on the two smallest graphs (VGG16's 45 nodes,
-// U-Net's 71) to keep the suite fast; the executor does not care which solver made S.
+// The LP and MILP grow as T^2 + T|E|: solved on the smallest graphs (VGG16's 45 nodes, the
+// transformer's 55, U-Net's 71) to keep the suite fast; the executor does not care which
+// solver made S.
 class SolverScheduleTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(SolverScheduleTest, ApproximationAtTightBudgetMatchesAutograd) {
@@ -130,8 +142,26 @@ TEST_P(SolverScheduleTest, OptimalAtTightBudgetMatchesAutograd) {
   ExpectMatchesAutograd(GetParam(), optimal.schedule->schedule, true);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, SolverScheduleTest, testing::Values("vgg16", "unet"),
+INSTANTIATE_TEST_SUITE_P(Zoo, SolverScheduleTest, testing::Values("vgg16", "unet", "transformer"),
                          [](const auto& info) { return info.param; });
+
+// Without the product rule's edges (DESIGN §1 alone), bwd(attn_softmax) has no in-edge from
+// attn_qkv, whose value part its grad @ V^T needs: the executor refuses the read.
+TEST(TransformerEdgesTest, AttentionGradientNeedsTheProductRuleEdges) {
+  Fixture& f = Model("transformer");
+  ForwardGraph forward = f.model.forward;
+  for (ForwardNode& node : forward.nodes) node.backward_reads_inputs = false;
+  const Graph design_only = BuildTrainingGraph(forward);
+  ASSERT_EQ(design_only.edges().size() + 4, f.graph.edges().size());  // 2 per block
+  Executor executor(f.network, design_only);
+  const Schedule schedule = CheckpointAll(design_only, kUnlimited).schedule;
+  try {
+    executor.Run(BuildPlan(design_only, schedule));
+    ADD_FAILURE() << "the step ran without the product rule's edges";
+  } catch (const InternalError& error) {
+    EXPECT_NE(std::string(error.what()).find("h1_attn_qkv"), std::string::npos) << error.what();
+  }
+}
 
 }  // namespace
 }  // namespace remat::exec

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include "core/errors.h"
 #include "zoo/registry.h"
 
 namespace remat::exec {
@@ -62,11 +61,27 @@ TEST(LayerSpecTest, Fcn8TransposedConvolutionsAndCrops) {
   EXPECT_EQ(Find(layers, "cropping2d").pad_bottom, 0);
 }
 
-TEST(LayerSpecTest, TransformerIsNotSupportedYet) {
-  EXPECT_THROW(DecodeLayers(BuildModel("transformer", {.batch = 1, .seq_length = 8, .layers = 1,
-                                                       .hidden = 8, .heads = 2, .vocab = 16})
-                                .info),
-               InputError);
+TEST(LayerSpecTest, TransformerAttentionEmbeddingAndTiedHead) {
+  const auto layers = DecodeLayers(BuildModel("transformer", {.batch = 1, .seq_length = 8,
+                                                              .layers = 1, .hidden = 8,
+                                                              .heads = 2, .vocab = 16})
+                                       .info);
+  // (16 + 8) * 8 parameters: a 16-row token table and 8 positions.
+  EXPECT_EQ(Find(layers, "embedding").vocab, 16);
+  EXPECT_EQ(Find(layers, "h0_attn_scores").attention, AttentionPart::kScores);
+  const ExecLayer& softmax = Find(layers, "h0_attn_softmax");
+  EXPECT_EQ(softmax.attention, AttentionPart::kSoftmax);
+  EXPECT_EQ(softmax.heads, 2);
+  EXPECT_EQ(softmax.head_size, 4);  // 8 / 2
+  const ExecLayer& context = Find(layers, "h0_attn_context");
+  EXPECT_EQ(context.attention, AttentionPart::kContext);
+  EXPECT_TRUE(context.backward_reads_inputs);
+  EXPECT_EQ(Find(layers, "h0_mlp_gelu").activation, Activation::kGelu);
+  EXPECT_TRUE(Find(layers, "h0_attn_qkv").use_bias);
+  const ExecLayer& head = Find(layers, "lm_head");
+  EXPECT_EQ(head.tied_to, 0);  // the embedding's token table
+  EXPECT_FALSE(head.use_bias);
+  EXPECT_EQ(head.activation, Activation::kNone);  // logits: the loss applies log-softmax
 }
 
 }  // namespace

@@ -73,6 +73,29 @@ TEST(MalformedOnnxTest, ProtobufWithoutGraphIsNotOnnx) {
   ExpectRejected(std::string("\x08\x08", 2), "nograph.onnx", "no graph");
 }
 
+// A zero stride passes onnx.checker but makes ONNX 1.12's shape inference divide by zero
+// (found by the fuzzer); the importer rejects it before inference.
+TEST(MalformedOnnxTest, ZeroStrideIsRejectedBeforeShapeInference) {
+  ExpectRejected(ReadData("conv_zero_stride.onnx"), "conv_zero_stride.onnx",
+                 "node 'bad_conv' (Conv) has strides = 0; it must be positive");
+}
+
+// A rank-1 ConvTranspose weight: ONNX 1.12's shape inference dereferences a missing dimension
+// of it (found by the fuzzer); the importer checks ranks before inference.
+TEST(MalformedOnnxTest, ConvolutionWeightRankIsCheckedBeforeShapeInference) {
+  ExpectRejected(ReadData("convtranspose_rank1_weight.onnx"), "convtranspose_rank1_weight.onnx",
+                 "node 'bad_deconv' (ConvTranspose) has a weight 'w' of rank 1 for an input of "
+                 "rank 4");
+}
+
+// A shape computation that gathers index 4294967295 of a rank-2 shape: remat's folding
+// refuses it (ONNX 1.12's own data propagation, which remat leaves off, read out of bounds on
+// such an index under the fuzzer), so the Reshape it feeds has no size.
+TEST(MalformedOnnxTest, OutOfRangeShapeGatherLeavesTheReshapeUnsized) {
+  ExpectRejected(ReadData("shape_gather_out_of_range.onnx"), "shape_gather_out_of_range.onnx",
+                 "cannot size tensor 'y' (output of node 'reshape', Reshape)");
+}
+
 // Cutting resnet18.onnx anywhere leaves an unparsable or invalid model.
 TEST(MalformedOnnxTest, TruncatedModelsAreRejected) {
   const std::string bytes = ReadData("resnet18.onnx");

@@ -2,6 +2,8 @@
 // totals, and output shapes at named layers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/training_graph.h"
 #include "zoo/registry.h"
 
@@ -18,7 +20,8 @@ const Layer& LayerNamed(const ModelInfo& info, const std::string& name) {
 }
 
 // With f forward layers and e forward edges the training graph has 2f+1 nodes and 3e+f+2
-// edges (DESIGN §1), so each pair below fixes f and e.
+// edges (DESIGN §1), so each pair below fixes f and e; the transformer's attn_context adds
+// two product-rule edges per block (docs/semantics.md).
 void ExpectTrainingSize(const std::string& model, int32_t nodes, size_t edges) {
   const Graph graph = BuildModelTrainingGraph(model);
   EXPECT_EQ(graph.size(), nodes);
@@ -35,8 +38,10 @@ TEST(TrainingGraphSizeTest, Fcn8) { ExpectTrainingSize("fcn8", 73, 149); }      
 TEST(TrainingGraphSizeTest, SegNet) { ExpectTrainingSize("segnet", 77, 151); }         // f 38, e 37
 TEST(TrainingGraphSizeTest, TransformerGpt2Small) {
   // 1 embedding + 12 blocks of 12 layers + ln_f + lm_head = 147 layers; 15 edges per block
-  // plus ln_f's and lm_head's = 182 edges: 295 nodes, 3*182 + 147 + 2 = 695 edges.
-  ExpectTrainingSize("transformer", 295, 695);
+  // plus ln_f's and lm_head's = 182 edges: 295 nodes, 3*182 + 147 + 2 = 695 edges of DESIGN
+  // §1, and per block the product rule's attn_qkv -> bwd(attn_softmax) and
+  // attn_softmax -> bwd(attn_qkv) (attn_context = P V): 695 + 2*12 = 719 edges.
+  ExpectTrainingSize("transformer", 295, 719);
 }
 
 TEST(ParameterCountTest, Vgg16) { EXPECT_EQ(BuildModel("vgg16").info.parameters, 138357544); }
@@ -129,6 +134,32 @@ TEST(OutputShapeTest, TransformerAttentionScoresAreSequenceSquared) {
   EXPECT_EQ(info.output_shape, (Shape{2, 1024, 50257}));
   // Q K^T: 2 samples * 1024*1024 dot products of 64 in each of 12 heads = 2 * 1024^2 * 768.
   EXPECT_DOUBLE_EQ(LayerNamed(info, "h0_attn_scores").flops, 2.0 * 1024 * 1024 * 768);
+}
+
+TEST(TrainingGraphSizeTest, TransformerAttentionGradientsReadTheOtherFactor) {
+  // One block: embedding 0, ln_1 1, attn_qkv 2, attn_scores 3, attn_softmax 4, attn_context 5,
+  // ..., f = 15 layers, bwd(i) = 30 - i. attn_context = P V multiplies the softmax (4) and the
+  // qkv (2): bwd(softmax) = 26 reads qkv, bwd(qkv) = 28 reads the softmax.
+  const ModelOptions options{.batch = 1, .seq_length = 4, .layers = 1, .hidden = 8, .heads = 2,
+                             .vocab = 10};
+  const ModelInfo info = BuildModel("transformer", options).info;
+  ASSERT_EQ(info.layers.size(), 15u);
+  ASSERT_EQ(info.layers[5].name, "h0_attn_context");
+  for (const Layer& layer : info.layers) {
+    EXPECT_EQ(layer.backward_reads_inputs, layer.name == "h0_attn_context") << layer.name;
+  }
+  const Graph graph = BuildModelTrainingGraph("transformer", options);
+  auto reads = [&graph](int32_t v, int32_t u) {
+    const std::vector<int32_t>& preds = graph.preds(v);
+    return std::find(preds.begin(), preds.end(), u) != preds.end();
+  };
+  EXPECT_TRUE(reads(26, 2));
+  EXPECT_TRUE(reads(28, 4));
+  // bwd(softmax) = 26 reads: the softmax, its consumer attn_context (5) and bwd(5) = 25 (DESIGN
+  // §1), and the other factor qkv (2).
+  EXPECT_EQ(graph.preds(26), (std::vector<int32_t>{2, 4, 5, 25}));
+  // 15 forward edges + ln_f's and lm_head's = 17: 3*17 + 15 + 2 = 68, plus 2 = 70 edges.
+  EXPECT_EQ(graph.edges().size(), 70u);
 }
 
 TEST(ResolutionTest, Vgg16At112HasThreeByThreeBlock5) {
