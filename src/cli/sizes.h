@@ -12,7 +12,7 @@ struct SizeSpec {
   double value = 0;  // bytes, or a percentage when `percent`
 };
 
-// Throws UsageError (a std::invalid_argument) with the accepted forms on malformed text.
+// Throws std::invalid_argument with the accepted forms on malformed text (exit 2).
 SizeSpec ParseSize(const std::string& text);
 
 // Bytes for a spec; a percentage is taken of `reference_bytes` and rounded down.

@@ -1,4 +1,4 @@
-// Runs the remat binary in a shell and captures its exit code, stdout and stderr.
+// Runs the remat binaries in a shell and capture their exit codes, stdout and stderr.
 #pragma once
 
 #include <cstdlib>
@@ -34,10 +34,11 @@ inline std::filesystem::path TempDir(const std::string& name) {
   return dir;
 }
 
-inline RunResult RunRemat(const std::string& args) {
+// Runs `binary args` with stdout and stderr captured to files.
+inline RunResult RunBinary(const std::string& binary, const std::string& args) {
   const auto dir = TempDir("run");
-  const std::string command = std::string(REMAT_BINARY) + " " + args + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const std::string command = binary + " " + args + " >" + (dir / "out").string() + " 2>" +
+                              (dir / "err").string();
   const int status = std::system(command.c_str());
   RunResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -46,5 +47,9 @@ inline RunResult RunRemat(const std::string& args) {
   std::filesystem::remove_all(dir);
   return result;
 }
+
+#ifdef REMAT_BINARY
+inline RunResult RunRemat(const std::string& args) { return RunBinary(REMAT_BINARY, args); }
+#endif
 
 }  // namespace remat::testing

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Executor benchmark (issue 6): predicted vs. measured activation peak and overhead of real
+# libtorch training steps under three strategies, planned once with FLOP costs and once with a
+# measured cost profile. Writes a Markdown table to stdout; raw JSON and profiles to $OUT.
+# Usage: scripts/bench_exec.sh [steps] [budget]   (run after `make build`)
+#   env MODELS="vgg16:4:64x64 resnet50:4:64x64 unet:2:64x64" (model:batch:resolution),
+#   STRATEGIES, THREADS (ATen threads, default 1), TIME_LIMIT (solver seconds, default 60).
+set -euo pipefail
+run=${REMAT_RUN:-build/src/exec/remat-run}
+steps=${1:-3}
+budget=${2:-70%}
+out=${OUT:-build/bench-exec}
+models=${MODELS:-"vgg16:4:64x64 resnet50:4:64x64 unet:2:64x64"}
+strategies=${STRATEGIES:-"checkpoint-all chen-sqrtn optimal"}
+threads=${THREADS:-1}
+limit=${TIME_LIMIT:-60}
+mkdir -p "$out"
+
+echo "| model | strategy | budget | predicted peak | measured peak | measured - predicted (largest transient) | FLOP plan: overhead predicted / measured | profiled plan: overhead predicted / measured | gradients vs autograd |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for spec in $models; do
+  IFS=: read -r model batch res <<< "$spec"
+  common=(--model "$model" --batch "$batch" --resolution "$res" --threads "$threads")
+  profile="$out/$model.costs.json"
+  "$run" profile "${common[@]}" -o "$profile" > "$out/$model.profile.txt" 2>&1
+  for strategy in $strategies; do
+    # checkpoint-all needs the whole no-remat peak; the others get the tight budget.
+    b=$budget; [ "$strategy" = checkpoint-all ] && b=100%
+    for costs in flops profile; do
+      extra=(); [ "$costs" = profile ] && extra=(--costs "$profile")
+      "$run" train "${common[@]}" --budget "$b" --strategy "$strategy" --steps "$steps" \
+        --check-gradients --time-limit "$limit" --json "${extra[@]}" \
+        > "$out/$model.$strategy.$costs.json" 2> "$out/$model.$strategy.$costs.err" || true
+    done
+    /usr/bin/python3 - "$model" "$batch" "$res" "$strategy" "$b" "$out/$model.$strategy" <<'PY'
+import json, sys
+model, batch, res, strategy, budget, stem = sys.argv[1:]
+def load(kind):
+    try:
+        return json.load(open(f"{stem}.{kind}.json"))
+    except Exception:
+        return None
+flops, prof = load("flops"), load("profile")
+name = f"{model} (batch {batch}, {res})"
+if flops is None:
+    err = open(f"{stem}.flops.err").read().strip().splitlines()
+    print(f"| {name} | {strategy} | {budget} | no run: {err[-1] if err else '?'} | | | | | |")
+    sys.exit()
+mib = lambda b: f"{b / 2**20:.2f} MiB"
+extra = flops["measured_peak_bytes"] - flops["predicted_peak_bytes"]
+over = lambda d: f"{d['predicted_overhead']:.3f}x / {d['measured_overhead']:.3f}x" if d else "-"
+grads = "bit-exact" if flops["max_abs_gradient_diff"] == 0 else (
+    f"max diff {flops['max_abs_gradient_diff']:.2g}" if flops["gradients_match"] else "MISMATCH")
+print(f"| {name} | {flops['strategy']} | {budget} ({mib(flops['budget_bytes'])}) | "
+      f"{mib(flops['predicted_peak_bytes'])} | {mib(flops['measured_peak_bytes'])} | "
+      f"{mib(extra)} ({flops['largest_transient_node']}) | {over(flops)} | {over(prof)} | {grads} |")
+PY
+  done
+done

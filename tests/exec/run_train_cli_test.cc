@@ -1,0 +1,92 @@
+// `remat-run train` end to end: the JSON report's fields and their relations, and the exit
+// codes of bad command lines and impossible budgets.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../cli/run_remat.h"
+
+namespace remat::exec {
+namespace {
+
+using nlohmann::json;
+using remat::testing::RunBinary;
+using remat::testing::RunResult;
+
+RunResult RunTrain(const std::string& args) {
+  return RunBinary(REMAT_RUN_BINARY, "train --model vgg16 --batch 2 --resolution 32x32 " + args);
+}
+
+TEST(RunTrainCliTest, JsonReportsLossesPeaksOverheadsAndTheGradientCheck) {
+  const RunResult run =
+      RunTrain("--budget 100% --strategy chen-sqrtn --steps 2 --check-gradients --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["schema"], "remat.run-train/1");
+  EXPECT_EQ(doc["strategy"], "chen-sqrtn-linear");
+  EXPECT_EQ(doc["gradients_match"], true);
+  EXPECT_EQ(doc["gradients_checked"], true);
+  ASSERT_EQ(doc["losses"].size(), 2u);
+  ASSERT_EQ(doc["steps"].size(), 2u);
+  EXPECT_EQ(doc["steps"][1]["loss"], doc["losses"][1]);
+  EXPECT_LT(doc["losses"][1].get<double>(), doc["losses"][0].get<double>());
+  EXPECT_LE(doc["max_abs_gradient_diff"].get<double>(), 1e-6);
+  // The predicted overhead is the simulated cost ratio; Chen's plan recomputes, so it is > 1.
+  EXPECT_DOUBLE_EQ(doc["predicted_overhead"].get<double>(),
+                   doc["cost"].get<double>() / doc["no_remat_cost"].get<double>());
+  EXPECT_GT(doc["predicted_overhead"].get<double>(), 1.0);
+  EXPECT_GT(doc["recomputations"].get<int64_t>(), 0);
+  EXPECT_GT(doc["measured_overhead"].get<double>(), 0.0);
+  const auto predicted = doc["predicted_peak_bytes"].get<int64_t>();
+  EXPECT_EQ(doc["tensor_peak_bytes"].get<int64_t>(), predicted);
+  EXPECT_GE(doc["measured_peak_bytes"].get<int64_t>(), predicted);
+  EXPECT_LE(predicted, doc["budget_bytes"].get<int64_t>());
+  EXPECT_LT(predicted, doc["no_remat_predicted_peak_bytes"].get<int64_t>());
+}
+
+TEST(RunTrainCliTest, WithoutTheCheckGradientsAreNotClaimed) {
+  const RunResult run = RunTrain("--budget 100% --strategy checkpoint-all --steps 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["gradients_checked"], false);
+  EXPECT_TRUE(doc["gradients_match"].is_null());
+  EXPECT_EQ(doc["predicted_overhead"], 1.0);
+}
+
+TEST(RunTrainCliTest, TableNamesEveryStepAndBothPeaks) {
+  const RunResult run = RunTrain("--memory 1GiB --strategy griewank --steps 2 --check-gradients");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("activation peak: predicted"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("overhead: predicted"), std::string::npos);
+  EXPECT_NE(run.out.find("gradients vs autograd: match in every step"), std::string::npos);
+  EXPECT_NE(run.out.find("\n    2  "), std::string::npos) << "a row for step 2: " << run.out;
+}
+
+TEST(RunTrainCliTest, BadCommandLinesAndImpossibleBudgetsHaveTheirExitCodes) {
+  RunResult run = RunTrain("--strategy checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--memory SIZE or --budget SIZE"), std::string::npos) << run.err;
+  run = RunTrain("--budget 1KiB --memory 1GiB --strategy checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 2) << "--memory and --budget exclude each other";
+  run = RunTrain("--budget lots --strategy checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  run = RunTrain("--budget 1KiB --strategy no-such-strategy --steps 1");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  run = RunTrain("--budget 100% --strategy checkpoint-all --steps 0");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  // 1 KiB holds no node of VGG16: no schedule, exit 1, nothing on stdout.
+  run = RunTrain("--budget 1KiB --strategy optimal --steps 1 --json");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_TRUE(run.out.empty()) << run.out;
+  EXPECT_NE(run.err.find("found no schedule"), std::string::npos) << run.err;
+  // The weights alone (VGG16 has 138M parameters) exceed 1 MiB of device memory.
+  run = RunTrain("--memory 1MiB --strategy checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("alone exceeds the device memory"), std::string::npos) << run.err;
+  run = RunBinary(REMAT_RUN_BINARY, "train --model nosuchnet --budget 1GiB --strategy "
+                                    "checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+}
+
+}  // namespace
+}  // namespace remat::exec
