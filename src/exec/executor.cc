@@ -13,7 +13,7 @@
 namespace remat::exec {
 
 uint64_t DropoutSeed(uint64_t step_seed, int32_t id) {
-  return (step_seed * 1000003ULL) ^ (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL) | 1ULL;
+  return ((step_seed * 1000003ULL) ^ (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL)) | 1ULL;
 }
 
 Executor::Executor(Network& network, const Graph& graph)
