@@ -34,13 +34,16 @@ Relaxation SolveRelaxation(const Graph& graph, int64_t budget_bytes, double eps,
   return relaxation;
 }
 
+// An infeasible LP at the reduced budget proves nothing about the budget itself: rounding
+// then has no solution, which is not the proof `infeasible` stands for.
 OptimizerResult Empty(const std::string& strategy, const Relaxation& relaxation) {
   OptimizerResult result;
   result.strategy = strategy;
   result.full_size = relaxation.model.full_size;
   result.size = relaxation.model.size;
   result.solve_time_s = relaxation.out.seconds;
-  result.status = relaxation.out.status;
+  result.status = relaxation.out.status == SolveStatus::kInfeasible ? SolveStatus::kNoSolution
+                                                                     : relaxation.out.status;
   result.message = relaxation.out.message;
   return result;
 }
@@ -56,8 +59,8 @@ void Finish(OptimizerResult& result) {
   if (result.status != SolveStatus::kOptimal) return;
   result.status = result.schedule && result.schedule->status == FitStatus::kFits
                       ? SolveStatus::kFeasible
-                      : SolveStatus::kInfeasible;
-  if (result.status == SolveStatus::kInfeasible) {
+                      : SolveStatus::kNoSolution;
+  if (result.status == SolveStatus::kNoSolution) {
     result.message = "no rounding fits the budget";
   }
 }

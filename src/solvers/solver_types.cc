@@ -8,6 +8,7 @@ const char* SolveStatusName(SolveStatus status) {
     case SolveStatus::kOptimal: return "optimal";
     case SolveStatus::kFeasible: return "feasible";
     case SolveStatus::kInfeasible: return "infeasible";
+    case SolveStatus::kNoSolution: return "none_found";
     case SolveStatus::kTimeLimitNoSolution: return "time_limit_no_solution";
     case SolveStatus::kError: return "error";
   }

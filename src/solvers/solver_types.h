@@ -14,6 +14,7 @@ enum class SolveStatus {
   kFeasible,              // a solution, not proven optimal (time limit or gap)
   kInfeasible,            // proven: no solution exists
   kTimeLimitNoSolution,   // stopped before finding any solution
+  kNoSolution,            // a heuristic (LP rounding) found none; no proof that none exists
   kError,                 // the solver failed; never reported as infeasible
 };
 

@@ -37,6 +37,19 @@ TEST(RoundingTest, RandomizedRoundingIsReproducibleForASeed) {
   }
 }
 
+// linear(8) fits in 3 B (the optimum recomputes to cost 45), but rounding plans at
+// (1 - eps) of the budget, 2 B, where nothing fits: "none_found", never the proof "infeasible".
+TEST(RoundingTest, NoRoundingAtAFeasibleBudgetIsNotReportedInfeasible) {
+  const Graph graph = LinearGraph(8);
+  const OptimizerResult optimal = SolveOptimal(graph, 3);
+  ASSERT_TRUE(optimal.schedule.has_value());
+  EXPECT_EQ(optimal.schedule->status, FitStatus::kFits);
+  const OptimizerResult approx = SolveApproxDeterministic(graph, 3);
+  EXPECT_EQ(approx.status, SolveStatus::kNoSolution);
+  EXPECT_STREQ(SolveStatusName(approx.status), "none_found");
+  EXPECT_EQ(SolveApproxRandomized(graph, 3).status, SolveStatus::kNoSolution);
+}
+
 TEST(RoundingTest, RejectsAnAllowanceOutsideZeroToOne) {
   EXPECT_THROW(SolveApproxDeterministic(LinearGraph(3), 5, {.eps = 1.5}), InputError);
 }
