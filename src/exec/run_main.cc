@@ -314,6 +314,22 @@ void PrintCostComparison(const Graph& graph, const CostProfile& profile) {
              1e-6 / c.rate, 100 * c.median_relative_error, 100 * c.within_factor_2);
   fmt::print("zero-FLOP nodes: {} taking {:.1f}% of the measured step\n", c.zero_cost_nodes,
              100 * c.zero_cost_measured_share);
+  // Forward nodes run their own layer; a backward node bwd(j) runs the backward kernels of j's
+  // consumers (DESIGN §1's edges), while the FLOP model charges it twice j's forward.
+  const int32_t loss = *graph.loss();
+  for (const bool forward : {true, false}) {
+    std::vector<double> part_flops, part_measured;
+    for (int32_t v = 0; v < graph.size(); ++v) {
+      if (v == loss || (v < loss) != forward) continue;
+      part_flops.push_back(flops[v]);
+      part_measured.push_back(measured[v]);
+    }
+    const CostComparison part = CompareCosts(part_flops, part_measured);
+    fmt::print("{} nodes: Pearson r {:.3f}, Spearman rho {:.3f}, {:.3g} GFLOP/s, median error "
+               "{:.0f}%\n",
+               forward ? "forward" : "backward", part.pearson, part.spearman, 1e-6 / part.rate,
+               100 * part.median_relative_error);
+  }
   fmt::print("largest errors:\n");
   for (const NodeCostError& e : c.worst) {
     fmt::print("  {:>5} {:<28} predicted {:>9.3f} ms  measured {:>9.3f} ms\n", e.id,
