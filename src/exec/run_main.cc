@@ -47,8 +47,8 @@ constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
 struct ModelArgs {
   std::string model;
   int64_t batch = 2;
-  std::string resolution = "32x32";
-  int64_t classes = 10;
+  std::optional<std::string> resolution;  // image models; default 32x32
+  std::optional<int64_t> classes;         // image models; default 10
   int32_t threads = 1;
   uint64_t seed = 7;
   // The transformer's sizes (the zoo's defaults when absent).
@@ -59,8 +59,8 @@ void AddModelOptions(CLI::App* app, ModelArgs& args) {
   app->add_option("--model", args.model, "zoo model: vgg16, vgg19, resnet50, mobilenet, unet, "
                                          "fcn8, segnet, transformer")->required();
   app->add_option("--batch", args.batch, "batch size")->capture_default_str();
-  app->add_option("--resolution", args.resolution, "input HxW")->capture_default_str();
-  app->add_option("--classes", args.classes, "output classes")->capture_default_str();
+  app->add_option("--resolution", args.resolution, "image models: input HxW (default 32x32)");
+  app->add_option("--classes", args.classes, "image models: output classes (default 10)");
   app->add_option("--threads", args.threads, "ATen intra-op threads")->capture_default_str();
   app->add_option("--seed", args.seed, "weights, input and labels seed")->capture_default_str();
   app->add_option("--seq-length", args.seq_length, "transformer: sequence length");
@@ -72,6 +72,10 @@ void AddModelOptions(CLI::App* app, ModelArgs& args) {
 
 BuiltModel Build(const ModelArgs& args) {
   if (remat::ModelByName(args.model).is_transformer) {
+    if (args.resolution || args.classes) {
+      throw remat::UsageError("the transformer takes --seq-length, --layers, --hidden, --heads "
+                              "and --vocab, not --resolution or --classes");
+    }
     return BuildModel(args.model, {.batch = args.batch, .seq_length = args.seq_length,
                                    .layers = args.layers, .hidden = args.hidden,
                                    .heads = args.heads, .vocab = args.vocab});
@@ -82,11 +86,13 @@ BuiltModel Build(const ModelArgs& args) {
                                         args.model));
   }
   Resolution resolution;
-  if (std::sscanf(args.resolution.c_str(), "%ldx%ld", &resolution.height, &resolution.width) != 2) {
+  const std::string text = args.resolution.value_or("32x32");
+  if (std::sscanf(text.c_str(), "%ldx%ld", &resolution.height, &resolution.width) != 2) {
     throw CLI::ValidationError("--resolution", "expected HxW, e.g. 32x32");
   }
   return BuildModel(args.model,
-                    {.batch = args.batch, .resolution = resolution, .classes = args.classes});
+                    {.batch = args.batch, .resolution = resolution,
+                     .classes = args.classes.value_or(10)});
 }
 
 // An activation budget: bytes with or without a unit, or P% of the no-remat peak.

@@ -62,6 +62,26 @@ TEST(RunTrainCliTest, TableNamesEveryStepAndBothPeaks) {
   EXPECT_NE(run.out.find("\n    2  "), std::string::npos) << "a row for step 2: " << run.out;
 }
 
+TEST(RunTrainCliTest, TrainsTheTransformerWithItsOwnSizeOptions) {
+  const std::string model =
+      "train --model transformer --batch 2 --seq-length 8 --layers 1 --hidden 16 --heads 2 "
+      "--vocab 32 ";
+  RunResult run = RunBinary(REMAT_RUN_BINARY, model + "--budget 80% --strategy chen-sqrtn "
+                                                      "--steps 2 --check-gradients --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["gradients_match"], true);
+  EXPECT_EQ(doc["max_abs_gradient_diff"], 0.0);
+  EXPECT_EQ(doc["tensor_peak_bytes"], doc["predicted_peak_bytes"]);
+  EXPECT_LT(doc["losses"][1].get<double>(), doc["losses"][0].get<double>());
+  // Image options are refused for the transformer, and transformer options for image models.
+  run = RunBinary(REMAT_RUN_BINARY, model + "--resolution 32x32 --budget 80% --strategy "
+                                            "checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  run = RunTrain("--hidden 16 --budget 80% --strategy checkpoint-all --steps 1");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+}
+
 TEST(RunTrainCliTest, BadCommandLinesAndImpossibleBudgetsHaveTheirExitCodes) {
   RunResult run = RunTrain("--strategy checkpoint-all --steps 1");
   EXPECT_EQ(run.exit_code, 2);
