@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -118,16 +119,9 @@ OnnxImportOptions ToOnnxImportOptions(const ZooModelArgs& args, const std::strin
         fmt::format("unknown --unknown-ops '{}'; choose error or zero-cost", unknown_ops));
   }
   options.unknown_ops = *mode;
-  const std::optional<CostModel> cost_model = ParseCostModel(args.cost_model);
-  if (!cost_model) {
-    throw UsageError(
-        fmt::format("unknown cost model '{}'; choose flops or roofline", args.cost_model));
-  }
-  options.cost_model = *cost_model;
-  if (!args.device.empty()) options.device = DeviceByName(args.device);
-  if (options.cost_model == CostModel::kRoofline && !options.device) {
-    throw UsageError("--cost-model roofline needs --device NAME (see remat zoo list)");
-  }
+  CostModelChoice choice = ToCostModelChoice(args);
+  options.cost_model = choice.cost_model;
+  options.device = std::move(choice.device);
   return options;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -144,6 +145,20 @@ Resolution ParseResolution(const std::string& text) {
   return {.height = number(text.substr(0, x)), .width = number(text.substr(x + 1))};
 }
 
+CostModelChoice ToCostModelChoice(const ZooModelArgs& args) {
+  const std::optional<CostModel> cost_model = ParseCostModel(args.cost_model);
+  if (!cost_model) {
+    throw UsageError(
+        fmt::format("unknown cost model '{}'; choose flops or roofline", args.cost_model));
+  }
+  CostModelChoice choice{.cost_model = *cost_model};
+  if (!args.device.empty()) choice.device = DeviceByName(args.device);
+  if (choice.cost_model == CostModel::kRoofline && !choice.device) {
+    throw UsageError("--cost-model roofline needs --device NAME (see remat zoo list)");
+  }
+  return choice;
+}
+
 ModelOptions ToModelOptions(const ZooModelArgs& args) {
   ModelOptions options;
   auto set = [](std::optional<int64_t>& field, int64_t value) {
@@ -157,16 +172,9 @@ ModelOptions ToModelOptions(const ZooModelArgs& args) {
   set(options.heads, args.heads);
   set(options.vocab, args.vocab);
   if (!args.resolution.empty()) options.resolution = ParseResolution(args.resolution);
-  const std::optional<CostModel> cost_model = ParseCostModel(args.cost_model);
-  if (!cost_model) {
-    throw UsageError(
-        fmt::format("unknown cost model '{}'; choose flops or roofline", args.cost_model));
-  }
-  options.cost_model = *cost_model;
-  if (!args.device.empty()) options.device = DeviceByName(args.device);
-  if (options.cost_model == CostModel::kRoofline && !options.device) {
-    throw UsageError("--cost-model roofline needs --device NAME (see remat zoo list)");
-  }
+  CostModelChoice choice = ToCostModelChoice(args);
+  options.cost_model = choice.cost_model;
+  options.device = std::move(choice.device);
   return options;
 }
 

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "zoo/fixed_memory.h"
@@ -37,8 +38,16 @@ void AddZooModelOptions(CLI::App& command, ZooModelArgs& args);
 // "416x608" -> {416, 608}; UsageError on anything else.
 Resolution ParseResolution(const std::string& text);
 
-// The library options for `args`: UsageError for malformed text or --cost-model roofline
-// without --device; InputError for an unknown device.
+// --cost-model and --device of `args`, as zoo models and ONNX imports both take them:
+// UsageError for an unknown cost model or roofline without --device; InputError for an
+// unknown device.
+struct CostModelChoice {
+  CostModel cost_model = CostModel::kFlops;
+  std::optional<DeviceSpec> device;
+};
+CostModelChoice ToCostModelChoice(const ZooModelArgs& args);
+
+// The library options for `args`: UsageError for malformed text, and as ToCostModelChoice.
 ModelOptions ToModelOptions(const ZooModelArgs& args);
 // UsageError for an unknown optimizer name.
 Optimizer ToOptimizer(const ZooModelArgs& args);

@@ -31,6 +31,9 @@ struct CostComparison {
   std::vector<NodeCostError> worst;  // the largest absolute errors, largest first
 };
 
+// The middle value, or the mean of the two middle ones; 0 for none.
+double Median(std::vector<double> values);
+
 // Compares `model_costs[i]` with `measured[i]` (same length, all >= 0, some of each > 0;
 // InputError otherwise). `worst_count` bounds `worst`.
 CostComparison CompareCosts(const std::vector<double>& model_costs,

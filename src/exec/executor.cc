@@ -12,6 +12,11 @@
 
 namespace remat::exec {
 
+bool GradientsAgree(const GradientComparison& comparison) {
+  return comparison.bitwise_equal ||
+         comparison.max_abs_diff <= 1e-6 * std::max(1.0, comparison.max_abs_gradient);
+}
+
 uint64_t DropoutSeed(uint64_t step_seed, int32_t id) {
   return ((step_seed * 1000003ULL) ^ (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ULL)) | 1ULL;
 }

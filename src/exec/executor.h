@@ -86,6 +86,10 @@ GradientComparison CompareGradients(const std::vector<std::vector<at::Tensor>>& 
                                     const std::vector<std::vector<at::Tensor>>& b);
 std::vector<std::vector<at::Tensor>> CopyGradients(const Network& network);
 
+// Gradients agree when bitwise equal, or within 1e-6 of the largest gradient's magnitude
+// (kernels that are not deterministic across calls; none of the zoo models' are).
+bool GradientsAgree(const GradientComparison& comparison);
+
 // The dropout seed of layer `id` in the step with `step_seed` (never 0).
 uint64_t DropoutSeed(uint64_t step_seed, int32_t id);
 

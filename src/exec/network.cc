@@ -65,6 +65,22 @@ at::Tensor FusedBackward(const ExecLayer& layer, const at::Tensor& output, const
   }
 }
 
+}  // namespace
+
+void KeepOrCheckStatistics(const ExecLayer& layer, const char* kind, const at::Tensor& mean,
+                           const at::Tensor& invstd, ForwardState& state) {
+  if (!state.computed) {
+    state.save_mean = mean;
+    state.save_invstd = invstd;
+  } else if (!at::equal(mean, state.save_mean) || !at::equal(invstd, state.save_invstd)) {
+    throw InternalError(fmt::format("layer '{}': recomputed {} statistics differ from the first "
+                                    "computation", layer.name, kind));
+  }
+  state.computed = true;
+}
+
+namespace {
+
 void Accumulate(std::vector<at::Tensor>& gradients, size_t index, const at::Tensor& g) {
   if (g.defined()) gradients.at(index).add_(g);
 }
@@ -281,18 +297,10 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
     case LayerKind::kDense:
       return ApplyFused(layer, DenseForward(p, x));
     case LayerKind::kBatchNorm: {
-      const bool first = !state.computed;
       auto [y, mean, invstd] = at::native_batch_norm(
           x, p.weight, p.bias, update_running ? p.running_mean : at::Tensor(),
           update_running ? p.running_var : at::Tensor(), true, kBatchNormMomentum, kBatchNormEps);
-      if (first) {
-        state.save_mean = mean;
-        state.save_invstd = invstd;
-      } else if (!at::equal(mean, state.save_mean) || !at::equal(invstd, state.save_invstd)) {
-        throw InternalError(fmt::format("layer '{}': recomputed batch-norm statistics differ "
-                                        "from the first computation", layer.name));
-      }
-      state.computed = true;
+      KeepOrCheckStatistics(layer, "batch-norm", mean, invstd, state);
       return y;
     }
     case LayerKind::kActivation:

@@ -36,6 +36,12 @@ struct ForwardState {
   uint64_t dropout_seed = 0;
 };
 
+// Keeps a normalization's statistics on its first computation; a recomputation must reproduce
+// them bit for bit (InternalError naming the layer and `kind` otherwise). Marks `state`
+// computed.
+void KeepOrCheckStatistics(const ExecLayer& layer, const char* kind, const at::Tensor& mean,
+                           const at::Tensor& invstd, ForwardState& state);
+
 // Image tensors are stored channels-first (NCHW): the zoo's (B, d1..dk, C) is (B, C, d1..dk).
 // Rank-2 tensors are the same either way. Token sequences (the transformer) are not converted.
 std::vector<int64_t> InternalShape(const Shape& zoo_shape);

@@ -5,17 +5,11 @@
 
 #include <algorithm>
 
+#include "core/cost_comparison.h"
 #include "core/errors.h"
 
 namespace remat::exec {
 namespace {
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 // Batch-norm running statistics, so that a step run only for timing leaves them unchanged.
 std::vector<at::Tensor> SaveRunningStatistics(const Network& network) {
@@ -60,11 +54,6 @@ void SgdUpdate(Network& network, double learning_rate) {
 }
 
 }  // namespace
-
-bool GradientsAgree(const GradientComparison& comparison) {
-  return comparison.bitwise_equal ||
-         comparison.max_abs_diff <= 1e-6 * std::max(1.0, comparison.max_abs_gradient);
-}
 
 TrainReport Train(Network& network, const Graph& graph, const Plan& plan,
                   const Plan& no_remat_plan, const TrainOptions& options) {

@@ -44,10 +44,6 @@ struct TrainReport {
   std::optional<bool> gradients_match;
 };
 
-// Gradients agree when bitwise equal, or within 1e-6 of the largest gradient's magnitude
-// (kernels that are not deterministic across calls; none of the image models' are).
-bool GradientsAgree(const GradientComparison& comparison);
-
 // Runs `options.steps` training steps of `network` under `plan` (a plan of `graph`). Each step
 // first runs `no_remat_plan` on the same weights for its time and peak (batch-norm running
 // statistics are restored after it, so they advance once per step), then the plan, then the

@@ -72,14 +72,7 @@ at::Tensor LayerNormForward(const ExecLayer& layer, const LayerTensors& p, const
                             ForwardState& state) {
   auto [y, mean, rstd] =
       at::native_layer_norm(x, {x.size(-1)}, p.weight, p.bias, kLayerNormEps);
-  if (!state.computed) {
-    state.save_mean = mean;
-    state.save_invstd = rstd;
-  } else if (!at::equal(mean, state.save_mean) || !at::equal(rstd, state.save_invstd)) {
-    throw InternalError(fmt::format("layer '{}': recomputed layer-norm statistics differ from "
-                                    "the first computation", layer.name));
-  }
-  state.computed = true;
+  KeepOrCheckStatistics(layer, "layer-norm", mean, rstd, state);
   return y;
 }
 

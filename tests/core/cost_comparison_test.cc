@@ -49,6 +49,12 @@ TEST(CostComparisonTest, TiesShareTheirMeanRank) {
   EXPECT_NEAR(CompareCosts({1, 2, 3}, {3, 2, 1}).spearman, -1.0, 1e-12);
 }
 
+TEST(CostComparisonTest, MedianOfOddEvenAndNoValues) {
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(Median({}), 0.0);
+}
+
 TEST(CostComparisonTest, MismatchedNegativeOrAllZeroCostsAreRejected) {
   EXPECT_THROW(CompareCosts({1, 2}, {1}), InputError);
   EXPECT_THROW(CompareCosts({}, {}), InputError);

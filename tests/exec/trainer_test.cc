@@ -45,16 +45,27 @@ void ExpectBitwiseEqual(const std::vector<at::Tensor>& a, const std::vector<at::
   }
 }
 
+// The model, its training graph, and its plans without rematerialization and under Chen's
+// sqrt(n) (which recomputes).
+struct Planned {
+  BuiltModel model;
+  Graph graph;
+  Plan no_remat;
+  Plan chen;
+  explicit Planned(const std::string& name)
+      : model(SmallModel(name)),
+        graph(BuildTrainingGraph(model.forward)),
+        no_remat(BuildPlan(graph, CheckpointAll(graph, kUnlimited).schedule)),
+        chen(BuildPlan(graph, ChenSqrtN(graph, kUnlimited, CandidateSet::kLinearized).schedule)) {}
+};
+
 class TrainerTest : public testing::TestWithParam<std::string> {};
 
 // Chen's sqrt(n) plan recomputes; three SGD steps under it must give exactly the weights and
 // statistics of three steps without rematerialization, with autograd's gradients each step.
 TEST_P(TrainerTest, RematerializedTrainingEqualsPlainTraining) {
-  const BuiltModel model = SmallModel(GetParam());
-  const Graph graph = BuildTrainingGraph(model.forward);
-  const Plan no_remat = BuildPlan(graph, CheckpointAll(graph, kUnlimited).schedule);
-  const Plan chen =
-      BuildPlan(graph, ChenSqrtN(graph, kUnlimited, CandidateSet::kLinearized).schedule);
+  const Planned p(GetParam());
+  const auto& [model, graph, no_remat, chen] = p;
   const TrainOptions options{.steps = 3, .learning_rate = 0.001, .check_gradients = true};
 
   Network remat_network(model.info, kSeed);
@@ -85,11 +96,8 @@ TEST_P(TrainerTest, RematerializedTrainingEqualsPlainTraining) {
 
 // The oracle: the executor's step and an SGD update, by hand, without the timing runs.
 TEST_P(TrainerTest, TimingRunsLeaveTheTrainingTrajectoryUnchanged) {
-  const BuiltModel model = SmallModel(GetParam());
-  const Graph graph = BuildTrainingGraph(model.forward);
-  const Plan no_remat = BuildPlan(graph, CheckpointAll(graph, kUnlimited).schedule);
-  const Plan chen =
-      BuildPlan(graph, ChenSqrtN(graph, kUnlimited, CandidateSet::kLinearized).schedule);
+  const Planned p(GetParam());
+  const auto& [model, graph, no_remat, chen] = p;
   constexpr double kRate = 0.002;
 
   Network trained(model.info, kSeed);
@@ -115,11 +123,9 @@ INSTANTIATE_TEST_SUITE_P(Zoo, TrainerTest, testing::Values("vgg16", "resnet50"),
                          [](const auto& info) { return info.param; });
 
 TEST(TrainerOptionsTest, ZeroStepsAreRejected) {
-  const BuiltModel model = SmallModel("vgg16");
-  const Graph graph = BuildTrainingGraph(model.forward);
-  const Plan plan = BuildPlan(graph, CheckpointAll(graph, kUnlimited).schedule);
-  Network network(model.info, kSeed);
-  EXPECT_THROW(Train(network, graph, plan, plan, {.steps = 0}), InputError);
+  const Planned p("vgg16");
+  Network network(p.model.info, kSeed);
+  EXPECT_THROW(Train(network, p.graph, p.no_remat, p.no_remat, {.steps = 0}), InputError);
 }
 
 }  // namespace
