@@ -44,6 +44,7 @@ bool IsRealType(int32_t t) { return t == TensorProto::FLOAT || t == TensorProto:
 template <typename T>
 std::vector<T> FromRaw(const std::string& raw, int64_t count) {
   std::vector<T> out(static_cast<size_t>(count));
+  if (count == 0) return out;  // memcpy to an empty vector's null data() is undefined
   std::memcpy(out.data(), raw.data(), static_cast<size_t>(count) * sizeof(T));
   return out;
 }

@@ -118,7 +118,9 @@ class FrameReader {
   bool GetArray(size_t& at, std::vector<double>& values) {
     const size_t bytes = values.size() * sizeof(double);
     if (buffer_.size() < at + bytes) return false;
-    std::memcpy(values.data(), buffer_.data() + at, bytes);
+    // An empty vector's data() may be null, and memcpy from or to null is undefined even
+    // for zero bytes: a frame without a solution carries no values.
+    if (bytes > 0) std::memcpy(values.data(), buffer_.data() + at, bytes);
     at += bytes;
     return true;
   }
