@@ -14,8 +14,8 @@
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/progress.h"
-#include "cli/sizes.h"
-#include "cli/strategy_runner.h"
+#include "core/sizes.h"
+#include "solvers/strategy_runner.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {

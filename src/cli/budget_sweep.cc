@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/sizes.h"
+#include "core/sizes.h"
 #include "core/graph_json.h"
 #include "solvers/checkmate_solver.h"
 

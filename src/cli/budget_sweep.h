@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/progress.h"
-#include "cli/strategy_runner.h"
+#include "solvers/strategy_runner.h"
 #include "core/graph.h"
 
 namespace remat {

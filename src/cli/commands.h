@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/errors.h"
+
 namespace remat {
 
 inline constexpr int kExitOk = 0;
@@ -14,11 +16,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBadInput = 3;
 inline constexpr int kExitInternal = 70;
 
-// A command line that parses but asks for something contradictory or malformed.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// UsageError (core/errors.h) is what exits with kExitUsage.
 
 // Each adds a subcommand whose callback stores its exit code in `exit_code`.
 void AddGraphCommands(CLI::App& app, int& exit_code);

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/import_command.h"
-#include "cli/sizes.h"
+#include "core/sizes.h"
 #include "core/errors.h"
 #include "core/cost_profile.h"
 #include "core/graph_json.h"

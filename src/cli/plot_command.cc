@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
-#include "cli/sizes.h"
+#include "core/sizes.h"
 #include "core/plan.h"
 #include "core/schedule_json.h"
 #include "core/simulator.h"

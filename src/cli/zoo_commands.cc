@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/sizes.h"
+#include "core/sizes.h"
 #include "core/graph_json.h"
 #include "core/training_graph.h"
 

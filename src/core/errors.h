@@ -13,6 +13,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command or call that asks for something that does not exist or cannot be combined: an
+// unknown strategy, a malformed size, conflicting options. The message names the choices.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A broken invariant inside remat (for example a plan that reads a freed value).
 // It is never the user's fault and is reported as an internal error.
 class InternalError : public std::logic_error {

@@ -1,5 +1,5 @@
 // Parsing and printing of memory sizes.
-#include "cli/sizes.h"
+#include "core/sizes.h"
 
 #include <cctype>
 #include <cmath>

@@ -1,14 +1,16 @@
 // Dispatch from strategy names to baselines and solvers, with progress for long solves.
-#include "cli/strategy_runner.h"
+#include "solvers/strategy_runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/commands.h"
+#include "core/errors.h"
 #include "strategies/registry.h"
 
 namespace remat {
