@@ -3,18 +3,32 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 REMAT := $(BUILD)/src/cli/remat
+VENV ?= .venv
+PYTHON := $(CURDIR)/$(VENV)/bin/python
+# The Python binding is built against the virtual environment's interpreter and pybind11.
+PYTHON_FLAGS = -DREMAT_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
+  -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir)
 
-.PHONY: all deps build build-asan demo test test-fast test-asan bench clean
+.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python bench clean
 
 all: build
 
 deps:
 	./scripts/install-deps.sh
 
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# A virtual environment with the pinned packages of python/requirements.txt; a .pth file puts
+# python/ on its path, so `import remat` uses the source tree and the module built beside it.
+$(VENV)/.installed: python/requirements.txt
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r python/requirements.txt
+	echo "$(CURDIR)/python" > "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/remat-source.pth"
+	touch $@
 
-build: deps $(BUILD)/CMakeCache.txt
+venv: $(VENV)/.installed
+
+# Configured on every build, so that an older build folder also gets the Python binding.
+build: deps venv
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(PYTHON_FLAGS) > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt: | deps
@@ -26,8 +40,9 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 demo: build
 	./scripts/demo.sh $(REMAT)
 
-# Unit, property and golden CLI tests, then the same suite under ASan + UBSan.
-test: test-fast test-asan
+# Unit, property and golden CLI tests, the Python package's tests, then the C++ suite under
+# ASan + UBSan.
+test: test-fast test-python test-asan
 
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -36,8 +51,11 @@ test-asan: build-asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+test-python: build
+	cd python && $(PYTHON) -m pytest -q tests
+
 bench: build
 	$(BUILD)/bench/remat_bench
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) python/remat/_core*.so

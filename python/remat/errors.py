@@ -1,0 +1,31 @@
+"""The exceptions of the remat package.
+
+``Error``, ``InputError``, ``UsageError`` and ``InternalError`` are the C++ planner's own error
+classes (raised from ``remat._core`` one to one). The front end adds subclasses that say which
+kind of bad input it met.
+"""
+
+from remat._core import Error, InputError, InternalError, UsageError
+
+__all__ = [
+    "Error", "InputError", "UsageError", "InternalError", "CaptureError", "UnknownOpError",
+    "InfeasibleBudgetError", "InputMismatchError",
+]
+
+
+class CaptureError(InputError):
+    """The training step cannot be traced into one graph (for example data-dependent control
+    flow); the message names the operation and the original error is chained."""
+
+
+class UnknownOpError(InputError):
+    """An operation has no cost rule; pass ``unknown_ops="zero-cost"`` to charge it nothing."""
+
+
+class InfeasibleBudgetError(InputError):
+    """No schedule fits the budget: the budget is below the minimum peak, or the chosen
+    strategy found none within it."""
+
+
+class InputMismatchError(UsageError):
+    """A step was called with inputs whose shape, dtype or device differ from the example's."""

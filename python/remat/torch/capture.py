@@ -1,0 +1,269 @@
+"""Capture of a PyTorch training step as one joint graph of aten operations.
+
+AOTAutograd traces the step (``loss_fn(model(*inputs[:k]), *inputs[k:])``, then the gradients of
+every parameter) with fake tensors into a functional FX graph: forward and backward kernels are
+explicit, in-place updates (batch-norm running statistics) become outputs, and nothing runs on
+real data. Each operation that creates storage becomes one remat node; views, aliases and the
+members of multi-output operations are folded into the node whose storage they share, so their
+bytes count once and a base is never freed while a view of it is in use (views are re-derived
+from their base whenever a consumer runs).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+from torch import fx
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from remat import _core
+from remat.errors import CaptureError
+
+__all__ = ["CapturedStep", "capture"]
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """Shape, dtype and device of one example input: a step accepts only inputs that match."""
+
+    shape: tuple
+    dtype: torch.dtype
+    device: torch.device
+
+
+@dataclass
+class CapturedStep:
+    """The joint graph of a training step and its mapping to remat nodes.
+
+    ``nodes[i]`` is the FX node computed by remat node ``i`` (in topological order, forward
+    nodes before the loss, backward nodes after it). ``base_of`` maps every FX node that
+    produces a value to its remat node id, or to ``None`` for placeholders and what derives
+    from them alone without new storage (a parameter's transpose).
+    """
+
+    module: fx.GraphModule
+    nodes: list[fx.Node]
+    base_of: dict[fx.Node, Optional[int]]
+    edges: list[tuple[int, int]]
+    kinds: list[Any]
+    bytes: list[int]
+    loss_node: fx.Node
+    parameters: dict[fx.Node, str]           # placeholder -> parameter name
+    buffers: dict[fx.Node, str]              # placeholder -> buffer name
+    user_inputs: list[fx.Node]               # placeholders of the step's inputs, in order
+    gradients: dict[fx.Node, str]            # output node -> parameter it is the gradient of
+    buffer_updates: dict[fx.Node, str]       # output node -> buffer it overwrites
+    input_specs: list[InputSpec]
+    random_nodes: set[int] = field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def effects_of(self) -> dict[int, list[fx.Node]]:
+        """For each remat node, the step outputs (gradients, buffer updates, the loss) that
+        derive from its value and are applied once, at its first computation."""
+        effects: dict[int, list[fx.Node]] = {}
+        for out in [*self.gradients, *self.buffer_updates, self.loss_node]:
+            if not isinstance(out, fx.Node):
+                continue  # a parameter that the loss does not depend on has no gradient
+            base = self.base_of[out]
+            if base is None:
+                raise CaptureError(
+                    f"step output '{out.name}' does not depend on any computed value; "
+                    "remat cannot schedule it")
+            effects.setdefault(base, []).append(out)
+        return effects
+
+
+def _tensors_in(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def storage_bytes(value: Any) -> int:
+    """Bytes of the distinct storages of the tensors in ``value`` (a tensor or a tuple)."""
+    seen: set = set()
+    total = 0
+    for t in _tensors_in(value):
+        storage = t.untyped_storage()
+        key = StorageWeakRef(storage)
+        if key in seen:
+            continue
+        seen.add(key)
+        total += storage.nbytes()
+    return total
+
+
+def _storages(value: Any) -> set:
+    return {StorageWeakRef(t.untyped_storage()) for t in _tensors_in(value)}
+
+
+def _fx_inputs(node: fx.Node) -> list[fx.Node]:
+    found: list[fx.Node] = []
+    fx.node.map_arg((node.args, node.kwargs), lambda a: found.append(a) or a)
+    return list(dict.fromkeys(found))
+
+
+def _is_declared_alias(target: Any) -> bool:
+    """True when the operator's schema says its outputs alias an input without writing it."""
+    schema = getattr(target, "_schema", None)
+    if schema is None:
+        return False
+    returns = [r.alias_info for r in schema.returns]
+    return bool(returns) and all(a is not None and not a.is_write for a in returns)
+
+
+def _writes_an_input(target: Any) -> bool:
+    schema = getattr(target, "_schema", None)
+    return schema is not None and any(
+        a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
+
+class _StepModule(torch.nn.Module):
+    """model + loss as one module whose forward returns the loss, as AOTAutograd expects."""
+
+    def __init__(self, model: torch.nn.Module, loss_fn: Callable, model_inputs: int):
+        super().__init__()
+        self.model = model
+        self.loss_fn = loss_fn
+        self.model_inputs = model_inputs
+
+    def forward(self, *inputs):
+        output = self.model(*inputs[: self.model_inputs])
+        loss = self.loss_fn(output, *inputs[self.model_inputs:])
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            raise CaptureError("loss_fn must return a tensor with a single element (the loss), "
+                               f"got {type(loss).__name__}"
+                               + (f" of shape {tuple(loss.shape)}"
+                                  if isinstance(loss, torch.Tensor) else ""))
+        return (loss,)
+
+
+def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Tensor],
+           model_inputs: int):
+    # Imported here: AOTAutograd is a large private module that only capture needs.
+    from torch._functorch.aot_autograd import aot_export_module
+
+    wrapper = _StepModule(model, loss_fn, model_inputs)
+    try:
+        return aot_export_module(wrapper, list(inputs), trace_joint=True, output_loss_index=0)
+    except CaptureError:
+        raise
+    except Exception as error:  # noqa: BLE001: every tracing failure is reported the same way
+        op = getattr(error, "func", None)
+        what = f" at operation {op}" if op is not None else ""
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise CaptureError(
+            f"cannot trace the training step into one graph{what}: {type(error).__name__}: "
+            f"{first_line} (data-dependent control flow, such as a Python 'if' on a tensor's "
+            "value, cannot be captured)") from error
+
+
+def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
+            *, model_inputs: int = 1) -> CapturedStep:
+    """Traces one training step of ``model`` and maps it to remat nodes.
+
+    ``example_inputs[:model_inputs]`` go to the model, the rest to ``loss_fn`` after the
+    model's output. Raises CaptureError when the step cannot be traced.
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise CaptureError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    inputs = list(example_inputs)
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            raise CaptureError(f"example input {i} is a {type(x).__name__}, not a tensor")
+    if not 0 <= model_inputs <= len(inputs):
+        raise CaptureError(f"model_inputs={model_inputs}, but there are {len(inputs)} inputs")
+    if not any(p.requires_grad for p in model.parameters()):
+        raise CaptureError("the model has no parameter that requires a gradient")
+
+    module, signature = _trace(model, loss_fn, inputs, model_inputs)
+    graph = module.graph
+    if signature.user_inputs_to_mutate or signature.parameters_to_mutate:
+        raise CaptureError("the step writes in place into its inputs or parameters; remat "
+                           "supports in-place updates of buffers only")
+    # The signature's names need not be the graph's node names: map by position. Inputs are
+    # parameters, buffers, then the step's inputs; outputs are the updated buffers, the loss,
+    # then one gradient per parameter (AOTAutograd's export convention).
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    outputs = list(next(n for n in graph.nodes if n.op == "output").args[0])
+    p_count, b_count = len(signature.parameters), len(signature.buffers)
+    strip = "model."
+    parameters = {n: name.removeprefix(strip)
+                  for n, name in zip(placeholders[:p_count], signature.parameters)}
+    buffers = {n: name.removeprefix(strip)
+               for n, name in zip(placeholders[p_count:p_count + b_count], signature.buffers)}
+    user_inputs = placeholders[p_count + b_count:]
+    mutated = list(signature.buffers_to_mutate.values())
+    grads = list(signature.backward_signature.gradients_to_parameters.values())
+    if len(outputs) != len(mutated) + 1 + len(grads) or len(user_inputs) != len(inputs):
+        raise CaptureError(f"unexpected joint graph: {len(outputs)} outputs for {len(mutated)} "
+                           f"buffer updates, one loss and {len(grads)} gradients")
+    buffer_updates = {n: name.removeprefix(strip) for n, name in zip(outputs, mutated)}
+    loss_node = outputs[len(mutated)]
+    gradients = {n: name.removeprefix(strip)
+                 for n, name in zip(outputs[len(mutated) + 1:], grads)}
+
+    base_of: dict[fx.Node, Optional[int]] = {p: None for p in placeholders}
+    nodes: list[fx.Node] = []
+    edges: set[tuple[int, int]] = set()
+    node_bytes: list[int] = []
+    random_nodes: set[int] = set()
+
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        inputs_fx = _fx_inputs(node)
+        if _writes_an_input(node.target):
+            raise CaptureError(f"operation '{node.name}' ({node.target}) writes into its input "
+                               "in place after functionalization; remat cannot reorder it")
+        val = node.meta.get("val")
+        is_alias = node.target is operator.getitem or _is_declared_alias(node.target)
+        if not is_alias and inputs_fx and _tensors_in(val):
+            # Storage identity of the fake values: an operation whose every output shares a
+            # storage with its inputs is a view even when its schema does not say so.
+            input_storages = set().union(*(_storages(a.meta.get("val")) for a in inputs_fx))
+            outs = _storages(val)
+            if outs and outs <= input_storages:
+                is_alias = True
+            elif outs & input_storages:
+                raise CaptureError(f"operation '{node.name}' ({node.target}) returns both new "
+                                   "tensors and views of its inputs; remat cannot free them "
+                                   "separately")
+        if is_alias:
+            bases = {base_of[a] for a in inputs_fx}
+            if len(bases) > 1:
+                raise CaptureError(f"view '{node.name}' ({node.target}) reads more than one "
+                                   "computed value")
+            base_of[node] = bases.pop() if bases else None
+            continue
+        v = len(nodes)
+        nodes.append(node)
+        base_of[node] = v
+        node_bytes.append(storage_bytes(val))
+        for a in inputs_fx:
+            u = base_of[a]
+            if u is not None:
+                edges.add((u, v))
+        tags = getattr(node.target, "tags", ())
+        if torch.Tag.nondeterministic_seeded in tags:
+            random_nodes.add(v)
+
+    loss_id = base_of.get(loss_node)
+    if loss_id is None:
+        raise CaptureError("the loss does not depend on any computed value")
+    kinds = [_core.NodeKind.forward if i < loss_id else
+             _core.NodeKind.loss if i == loss_id else _core.NodeKind.backward
+             for i in range(len(nodes))]
+    specs = [InputSpec(tuple(x.shape), x.dtype, x.device) for x in inputs]
+    return CapturedStep(module=module, nodes=nodes, base_of=base_of, edges=sorted(edges),
+                        kinds=kinds, bytes=node_bytes, loss_node=loss_node,
+                        parameters=parameters, buffers=buffers, user_inputs=user_inputs,
+                        gradients=gradients, buffer_updates=buffer_updates,
+                        input_specs=specs, random_nodes=random_nodes)

@@ -1,0 +1,77 @@
+"""Costs of captured operations: FLOP counts or measured times.
+
+``flops``: PyTorch's own FLOP formulas (``torch.utils.flop_counter.flop_registry``: matrix
+products, convolutions and their backward kernels, attention). Every other aten operation is
+memory-bound and is charged the bytes it moves (inputs read plus outputs written) times
+``flops_per_byte``, a roofline-style term so that no operation where time is spent costs zero.
+Operations outside the aten namespace, and operations whose output size depends on data, have
+no cost rule: they raise UnknownOpError unless ``unknown_ops="zero-cost"``.
+
+``profile``: each operation's median wall time in milliseconds over ``repeats`` runs of a
+no-rematerialization execution on the example inputs (see ``execute.profile_costs``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import fx
+from torch.utils.flop_counter import flop_registry
+
+from remat.errors import UnknownOpError, UsageError
+from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
+
+__all__ = ["flop_costs", "COST_UNITS"]
+
+COST_UNITS = {"flops": "flop", "profile": "ms"}
+UNKNOWN_OPS = ("error", "zero-cost")
+
+
+def _value(node: Any) -> Any:
+    return node.meta.get("val") if isinstance(node, fx.Node) else node
+
+
+def _has_no_rule(target: Any) -> bool:
+    if getattr(target, "overloadpacket", None) is None:
+        return True
+    namespace = getattr(target, "namespace", "")
+    tags = getattr(target, "tags", ())
+    return namespace not in ("aten", "prims") or torch.Tag.dynamic_output_shape in tags \
+        or torch.Tag.data_dependent_output in tags
+
+
+def _bytes_read(node: fx.Node) -> int:
+    """Bytes of every tensor argument, views by their own size."""
+    values = fx.node.map_aggregate((node.args, tuple(node.kwargs.values())), _value)
+    return sum(t.numel() * t.element_size() for t in _tensors_in(values))
+
+
+def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
+               unknown_ops: str = "error") -> list[float]:
+    """One cost per remat node, in FLOPs (see the module docstring)."""
+    if unknown_ops not in UNKNOWN_OPS:
+        raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
+                         f"got {unknown_ops!r}")
+    if not flops_per_byte >= 0:
+        raise UsageError(f"flops_per_byte must be a number >= 0, got {flops_per_byte!r}")
+    costs = []
+    for node in captured.nodes:
+        target = node.target
+        if _has_no_rule(target):
+            if unknown_ops == "error":
+                raise UnknownOpError(
+                    f"operation '{node.name}' ({target}) has no cost rule: it is not an aten "
+                    "operation with a known output size; pass unknown_ops=\"zero-cost\" to "
+                    "charge it nothing, or costs=\"profile\" to measure it")
+            costs.append(0.0)
+            continue
+        formula = flop_registry.get(target.overloadpacket)
+        if formula is not None:
+            args = fx.node.map_aggregate(node.args, _value)
+            kwargs = {k: fx.node.map_aggregate(v, _value) for k, v in node.kwargs.items()}
+            costs.append(float(formula(*args, **kwargs, out_val=node.meta.get("val"))))
+        else:
+            moved = _bytes_read(node) + storage_bytes(node.meta.get("val"))
+            costs.append(float(moved) * flops_per_byte)
+    return costs

@@ -1,0 +1,274 @@
+"""The one-call API: capture a training step, plan it within a memory budget, run the plan."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence, Union
+
+import torch
+
+from remat import _core
+from remat.errors import (InfeasibleBudgetError, InputError, InputMismatchError, UsageError)
+from remat.torch.capture import CapturedStep, capture
+from remat.torch.costs import COST_UNITS, flop_costs
+from remat.torch.execute import RunStats, run_plan
+
+__all__ = ["Plan", "CompiledStep", "compile", "export_graph"]
+
+Size = Union[int, str]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The schedule a step follows, with the simulator's figures.
+
+    ``cost`` and ``no_remat_cost`` are in ``cost_unit``; ``overhead`` is their ratio. Bytes are
+    activation bytes (parameters, gradients, buffers and inputs are fixed memory, outside the
+    budget). ``lower_bound`` is a proven lower bound on any schedule's cost within the budget,
+    ``gap`` the schedule's relative distance to it (None when no bound was proven).
+    """
+
+    strategy: str
+    status: str
+    cost: float
+    no_remat_cost: float
+    overhead: float
+    predicted_peak_bytes: int
+    budget_bytes: int
+    no_remat_peak_bytes: int
+    fixed_bytes: int
+    lower_bound: Optional[float]
+    gap: Optional[float]
+    cost_unit: str
+    nodes: int
+    recomputations: int
+
+    def __str__(self) -> str:
+        gap = "-" if self.gap is None else f"{100 * self.gap:.1f}%"
+        bound = "-" if self.lower_bound is None else f"{self.lower_bound:.6g}"
+        return (f"{self.strategy} ({self.status}): cost {self.cost:.6g} {self.cost_unit} "
+                f"({self.overhead:.3f}x), predicted peak "
+                f"{_core.format_bytes(self.predicted_peak_bytes)} of budget "
+                f"{_core.format_bytes(self.budget_bytes)} (no-remat peak "
+                f"{_core.format_bytes(self.no_remat_peak_bytes)}), lower bound {bound}, "
+                f"gap {gap}, {self.recomputations} recomputations over {self.nodes} nodes")
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b > 0 else (1.0 if a == b else math.inf)
+
+
+def _gap(cost: float, bound: Optional[float]) -> Optional[float]:
+    if bound is None or cost <= 0:
+        return None
+    return max(0.0, cost - bound) / cost
+
+
+def _to_bytes(size: Size, reference_bytes: int, what: str) -> int:
+    if isinstance(size, bool) or not isinstance(size, (int, str)):
+        raise UsageError(f"{what} must be bytes (an int) or a size string such as '16GiB' or "
+                         f"'60%', got {size!r}")
+    if isinstance(size, int):
+        if size < 0:
+            raise UsageError(f"{what} must be >= 0 bytes, got {size}")
+        return size
+    return _core.resolve_size(size, reference_bytes)
+
+
+def _graph_of(captured: CapturedStep, costs: list[float], unit: str, name: str) -> _core.Graph:
+    nodes = [_core.Node(n.name, kind, cost, nbytes) for n, kind, cost, nbytes in
+             zip(captured.nodes, captured.kinds, costs, captured.bytes)]
+    return _core.Graph(nodes, captured.edges, unit, name)
+
+
+def _fixed_bytes(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
+    """Parameters, their gradients, buffers and the inputs: resident for the whole step."""
+    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    grads = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+    buffers = sum(b.numel() * b.element_size() for b in model.buffers())
+    return params + grads + buffers + sum(x.numel() * x.element_size() for x in inputs)
+
+
+class CompiledStep:
+    """A training step that follows a remat plan. Call it like the model's step:
+    ``loss = step(*inputs)`` fills ``p.grad`` as ``loss.backward()`` would."""
+
+    def __init__(self, model: torch.nn.Module, captured: CapturedStep, graph: _core.Graph,
+                 schedule: _core.Schedule, plan: Plan):
+        self.model = model
+        self.captured = captured
+        self.graph = graph
+        self.schedule = schedule
+        self.plan = plan
+        self.operations = _core.build_plan(graph, schedule)
+        self.last_run: Optional[RunStats] = None
+
+    def _check_inputs(self, inputs: Sequence[Any]) -> None:
+        specs = self.captured.input_specs
+        if len(inputs) != len(specs):
+            raise InputMismatchError(f"the step was compiled for {len(specs)} inputs, got "
+                                     f"{len(inputs)}")
+        for i, (x, spec) in enumerate(zip(inputs, specs)):
+            if not isinstance(x, torch.Tensor):
+                raise InputMismatchError(f"input {i} is a {type(x).__name__}, not a tensor")
+            if x.device != spec.device:
+                raise InputMismatchError(f"input {i} is on {x.device}, but the plan was made for "
+                                         f"inputs on {spec.device}")
+            if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
+                raise InputMismatchError(
+                    f"input {i} has shape {tuple(x.shape)} and dtype {x.dtype}, but the plan was "
+                    f"made for shape {spec.shape} and dtype {spec.dtype}; compile a step for "
+                    "these inputs")
+
+    def __call__(self, *inputs: torch.Tensor) -> torch.Tensor:
+        self._check_inputs(inputs)
+        loss, stats = run_plan(self.captured, self.operations,
+                               dict(self.model.named_parameters()),
+                               dict(self.model.named_buffers()), inputs)
+        self.last_run = stats
+        return loss
+
+    def save_schedule(self, path: str) -> None:
+        """Writes the schedule file (docs/formats.md), loadable with ``schedule=path``."""
+        _core.save_schedule(self.graph, self.schedule, self.plan.strategy,
+                            self.plan.budget_bytes, path)
+
+    def __repr__(self) -> str:
+        return f"CompiledStep({self.plan})"
+
+
+def _costs(captured: CapturedStep, model: torch.nn.Module, inputs: Sequence[torch.Tensor],
+           costs: str, unknown_ops: str, flops_per_byte: float) -> list[float]:
+    if costs == "flops":
+        return flop_costs(captured, unknown_ops=unknown_ops, flops_per_byte=flops_per_byte)
+    if costs == "profile":
+        from remat.torch.profile import profile_costs
+        return profile_costs(captured, model, inputs)
+    raise UsageError(f"costs must be one of {', '.join(COST_UNITS)}, got {costs!r}")
+
+
+def _captured_graph(model, loss_fn, example_inputs, model_inputs, costs, unknown_ops,
+                    flops_per_byte, name):
+    captured = capture(model, loss_fn, example_inputs, model_inputs=model_inputs)
+    node_costs = _costs(captured, model, example_inputs, costs, unknown_ops, flops_per_byte)
+    graph = _graph_of(captured, node_costs, COST_UNITS[costs], name or type(model).__name__)
+    return captured, graph
+
+
+def export_graph(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
+                 path: str, *, model_inputs: int = 1, costs: str = "flops",
+                 unknown_ops: str = "error", flops_per_byte: float = 1.0,
+                 name: str = "") -> _core.Graph:
+    """Captures the training step and writes it as a remat graph file for the CLI
+    (``remat solve --graph path``). Returns the graph."""
+    _, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
+                               unknown_ops, flops_per_byte, name)
+    graph.save(path)
+    return graph
+
+
+def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
+            *, memory: Optional[Size] = None, budget: Optional[Size] = None,
+            strategy: str = "optimal", time_limit_s: Optional[float] = None,
+            time_limit: Optional[float] = None, costs: str = "flops",
+            schedule: Optional[str] = None, model_inputs: int = 1, unknown_ops: str = "error",
+            flops_per_byte: float = 1.0, threads: int = 1, seed: int = 1,
+            lower_bound: bool = True) -> CompiledStep:
+    """Captures ``model``'s training step, plans it and returns a step that follows the plan.
+
+    The step computes ``loss_fn(model(*inputs[:model_inputs]), *inputs[model_inputs:])`` and the
+    gradients of every parameter that requires one. Exactly one of ``memory`` (device memory:
+    the activation budget is what remains after the fixed memory of parameters, gradients,
+    buffers and inputs) or ``budget`` (the activation budget) gives the size: bytes, a string
+    such as ``"16GiB"`` or ``"512MB"``, or a percentage of the no-rematerialization peak
+    (``"60%"``). ``strategy`` is any of ``remat.strategy_names()``; ``schedule`` loads a saved
+    schedule file instead of solving. ``time_limit_s`` (default 60; ``time_limit`` is accepted
+    as its alias) bounds the solver and the lower bound each. ``costs`` is ``"flops"`` or
+    ``"profile"`` (measured milliseconds).
+
+    Raises CaptureError, UnknownOpError, InfeasibleBudgetError, UsageError or InputError.
+    """
+    if time_limit is not None and time_limit_s is not None:
+        raise UsageError("give time_limit_s or its alias time_limit, not both")
+    limit = time_limit_s if time_limit_s is not None else time_limit
+    limit = 60.0 if limit is None else limit
+    if not (isinstance(limit, (int, float)) and limit > 0 and math.isfinite(limit)):
+        raise UsageError(f"time_limit_s must be a finite number > 0, got {limit!r}")
+    if (memory is None) == (budget is None) and schedule is None:
+        raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
+                         "budget)")
+    if memory is not None and budget is not None:
+        raise UsageError("give memory= or budget=, not both")
+    if strategy not in _core.strategy_names():
+        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
+                         f"{', '.join(_core.strategy_names())}")
+
+    captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
+                                      unknown_ops, flops_per_byte, "")
+    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
+    fixed = _fixed_bytes(model, example_inputs)
+    if memory is not None:
+        device_bytes = _to_bytes(memory, no_remat.peak_bytes + fixed, "memory")
+        if device_bytes <= fixed:
+            raise InfeasibleBudgetError(
+                f"memory {_core.format_bytes(device_bytes)} does not hold the fixed memory "
+                f"(parameters, gradients, buffers, inputs) of {_core.format_bytes(fixed)}")
+        budget_bytes = device_bytes - fixed
+    elif budget is not None:
+        budget_bytes = _to_bytes(budget, no_remat.peak_bytes, "budget")
+    else:
+        budget_bytes = None
+
+    if schedule is not None:
+        document = _core.load_schedule(schedule)
+        if document.graph.fingerprint != graph.fingerprint:
+            raise InputError(f"{schedule}: the schedule was made for a different graph "
+                             f"({document.graph.name or 'unnamed'}, {len(document.graph)} nodes) "
+                             f"than this step ({len(graph)} nodes); solve again")
+        chosen = document.schedule
+        name = document.strategy or "loaded"
+        status = "loaded"
+        if budget_bytes is None:
+            budget_bytes = document.budget_bytes
+        own_bound = None
+    else:
+        minimum = _core.minimum_peak_lower_bound(graph)
+        if budget_bytes < minimum:
+            raise InfeasibleBudgetError(
+                f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
+                f"peak {_core.format_bytes(minimum)} that any schedule of this step needs (one "
+                "operation's output together with its inputs)")
+        row = _core.run_strategy(strategy, graph, budget_bytes, time_limit_s=limit,
+                                 threads=threads, seed=seed)
+        if not row.fits:
+            found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
+                     if row.found else "it found no schedule")
+            raise InfeasibleBudgetError(
+                f"strategy {strategy} found no schedule within the activation budget "
+                f"{_core.format_bytes(budget_bytes)}: {found}"
+                + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
+                + "; try a larger budget or another strategy")
+        chosen = row.schedule
+        name = strategy
+        status = row.solver_status or "heuristic"
+        own_bound = row.own_bound
+
+    simulated = _core.simulate(graph, chosen)
+    if budget_bytes is not None and simulated.peak_bytes > budget_bytes:
+        raise InfeasibleBudgetError(
+            f"the schedule peaks at {_core.format_bytes(simulated.peak_bytes)}, over the "
+            f"activation budget {_core.format_bytes(budget_bytes)}")
+    bound = own_bound
+    if lower_bound and budget_bytes is not None:
+        lp = _core.lp_lower_bound(graph, budget_bytes, time_limit_s=limit)
+        if lp.status == "optimal":
+            bound = lp.cost if bound is None else max(bound, lp.cost)
+    plan = Plan(strategy=name, status=status, cost=simulated.cost, no_remat_cost=no_remat.cost,
+                overhead=_ratio(simulated.cost, no_remat.cost),
+                predicted_peak_bytes=simulated.peak_bytes,
+                budget_bytes=budget_bytes if budget_bytes is not None else simulated.peak_bytes,
+                no_remat_peak_bytes=no_remat.peak_bytes, fixed_bytes=fixed, lower_bound=bound,
+                gap=_gap(simulated.cost, bound), cost_unit=graph.cost_unit, nodes=len(graph),
+                recomputations=simulated.evaluations - len(graph))
+    return CompiledStep(model, captured, graph, chosen, plan)

@@ -1,0 +1,112 @@
+"""Capture of training steps (remat/torch/capture.py) and their costs (costs.py)."""
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import remat
+from remat.torch.capture import capture
+from remat.torch.costs import flop_costs
+
+import networks
+
+
+def test_linear_layer_nodes_bytes_and_flops():
+    # One 3->2 linear layer on a batch of 5 and a sum loss. The forward product is an addmm
+    # of (5x3)(3x2) = 2*5*3*2 = 60 FLOPs with a 5x2 float output (40 bytes).
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    captured = capture(model, lambda out: out.sum(), (torch.randn(5, 3),))
+    names = [n.target for n in captured.nodes]
+    assert torch.ops.aten.addmm.default in names
+    addmm = names.index(torch.ops.aten.addmm.default)
+    assert captured.bytes[addmm] == 5 * 2 * 4
+    costs = flop_costs(captured)
+    assert costs[addmm] == 60.0
+    kinds = captured.kinds
+    loss = kinds.index(remat.NodeKind.loss)
+    assert all(k == remat.NodeKind.forward for k in kinds[:loss])
+    assert all(k == remat.NodeKind.backward for k in kinds[loss + 1:])
+    # The weight gradient is an output of the backward pass: every parameter has one.
+    assert sorted(captured.gradients.values()) == ["bias", "weight"]
+
+
+def test_views_share_their_base_and_cost_nothing_extra():
+    # x.view(...) and x.t() create no storage: they fold into the node that made x.
+    torch.manual_seed(0)
+    model = nn.Linear(4, 4)
+
+    def loss_fn(out):
+        return out.view(2, 8).t().sum()
+
+    captured = capture(model, loss_fn, (torch.randn(4, 4),))
+    assert all(n.target not in (torch.ops.aten.view.default, torch.ops.aten.t.default)
+               for n in captured.nodes)
+    views = [n for n, b in captured.base_of.items()
+             if getattr(n, "target", None) is torch.ops.aten.view.default]
+    assert views and all(captured.base_of[v] is not None for v in views)
+
+
+def test_multi_output_operations_count_every_output():
+    # Batch norm in training returns the output, the saved mean and inverse std and the two
+    # new running statistics; its node holds all five: 2*4*3*3 + 4*4 floats.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.BatchNorm2d(4))
+    captured = capture(model, lambda out: out.sum(), (torch.randn(2, 4, 3, 3),))
+    bn = [i for i, n in enumerate(captured.nodes) if "batch_norm" in str(n.target)
+          and "backward" not in str(n.target)]
+    assert len(bn) == 1
+    assert captured.bytes[bn[0]] == (2 * 4 * 3 * 3 + 4 * 4) * 4
+    assert set(captured.buffer_updates.values()) == {"0.running_mean", "0.running_var",
+                                                    "0.num_batches_tracked"}
+
+
+def test_graph_is_a_valid_training_graph(network_name):
+    model, loss_fn, inputs = networks.NETWORKS[network_name]()
+    captured = capture(model, loss_fn, inputs)
+    graph = remat.Graph([remat.Node(n.name, k, 1.0, b) for n, k, b in
+                         zip(captured.nodes, captured.kinds, captured.bytes)], captured.edges)
+    assert graph.has_training_structure
+    assert len(captured.gradients) == sum(1 for _ in model.parameters())
+
+
+def test_data_dependent_control_flow_is_a_capture_error():
+    class Branchy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            y = self.fc(x)
+            return y * 2 if y.sum() > 0 else y
+
+    with pytest.raises(remat.CaptureError, match="cannot trace"):
+        capture(Branchy(), lambda out: out.sum(), (torch.randn(2, 3),))
+
+
+def test_loss_must_be_a_scalar():
+    with pytest.raises(remat.CaptureError, match="single element"):
+        capture(nn.Linear(3, 3), lambda out: out, (torch.randn(2, 3),))
+
+
+def test_operation_without_cost_rule_is_named():
+    library = torch.library.Library("remat_test", "DEF")
+    library.define("scale(Tensor x) -> Tensor")
+    library.impl("scale", lambda x: x * 2, "CompositeExplicitAutograd")
+    library.impl("scale", lambda x: torch.empty_like(x), "Meta")
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return torch.ops.remat_test.scale(self.fc(x).detach()) + self.fc(x)
+
+    captured = capture(Scaled(), lambda out: out.sum(), (torch.randn(2, 3),))
+    with pytest.raises(remat.UnknownOpError, match="scale"):
+        flop_costs(captured)
+    costs = flop_costs(captured, unknown_ops="zero-cost")
+    scale = [i for i, n in enumerate(captured.nodes) if "scale" in str(n.target)]
+    assert scale and costs[scale[0]] == 0.0

@@ -1,0 +1,192 @@
+"""The one-call API and execution (remat/torch/step.py, execute.py) on the test networks:
+a remat step must give what plain autograd gives, hold no more than the simulator predicts,
+and really recompute."""
+
+import copy
+
+import pytest
+import torch
+
+import remat
+import remat.torch
+
+import networks
+from conftest import reference_step
+
+# Strategies of the acceptance criteria; chen-sqrtn-linear is Chen's sqrt(n) over the forward nodes in order.
+STRATEGIES = ["checkpoint-all", "chen-sqrtn-linear", "approx", "optimal"]
+BUDGETS = ["50%", "70%"]
+SEED = 1234
+
+
+def run_remat(model, loss_fn, inputs, strategy, budget):
+    model = copy.deepcopy(model)
+    step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
+                               time_limit_s=20, lower_bound=False)
+    torch.manual_seed(SEED)
+    loss = step(*inputs)
+    return step, model, loss
+
+
+def assert_same_training_step(name, model, loss_fn, inputs, strategy, budget):
+    ref_loss, ref_grads, ref_buffers = reference_step(model, loss_fn, inputs, SEED)
+    try:
+        step, trained, loss = run_remat(model, loss_fn, inputs, strategy, budget)
+    except remat.InfeasibleBudgetError as error:
+        pytest.skip(f"{strategy} at {budget}: {error}")
+    # Bit-exact: the joint graph runs the same aten kernels as eager autograd, in the same
+    # order, on the same inputs (recomputations repeat a kernel on identical inputs).
+    assert torch.equal(loss, ref_loss), (name, strategy, budget)
+    for pname, p in trained.named_parameters():
+        assert torch.equal(p.grad, ref_grads[pname]), (name, strategy, budget, pname)
+    for bname, b in trained.named_buffers():
+        assert torch.equal(b, ref_buffers[bname]), (name, strategy, budget, bname)
+    stats = step.last_run
+    assert stats.measured_peak_bytes <= step.plan.predicted_peak_bytes
+    assert step.plan.predicted_peak_bytes <= step.plan.budget_bytes
+    # The executor ran exactly the simulator's evaluations.
+    assert stats.recomputations == step.plan.recomputations
+    return step
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_remat_step_matches_autograd(network_name, strategy, budget):
+    model, loss_fn, inputs = networks.NETWORKS[network_name]()
+    if strategy == "checkpoint-all":
+        budget = "100%"  # it never recomputes, so it fits only the no-remat peak
+    step = assert_same_training_step(network_name, model, loss_fn, inputs, strategy, budget)
+    if strategy != "checkpoint-all":
+        assert step.plan.predicted_peak_bytes < step.plan.no_remat_peak_bytes
+        assert step.last_run.recomputations > 0, "a budget under the peak needs recomputation"
+
+
+def test_checkpoint_all_recomputes_nothing_and_measures_the_predicted_peak():
+    model, loss_fn, inputs = networks.resnet()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
+                               lower_bound=False)
+    step(*inputs)
+    assert step.last_run.recomputations == 0
+    assert step.plan.overhead == 1.0
+    # Every held value is a real tensor of the size the capture recorded, so the measured
+    # peak equals the predicted one when no two nodes share storage.
+    assert step.last_run.measured_peak_bytes == step.plan.predicted_peak_bytes
+
+
+def test_plan_reports_bound_and_gap():
+    model, loss_fn, inputs = networks.mlp()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="60%", strategy="optimal",
+                               time_limit_s=30)
+    plan = step.plan
+    assert plan.lower_bound is not None and plan.lower_bound <= plan.cost * (1 + 1e-9)
+    assert plan.gap is not None and 0 <= plan.gap < 1
+    assert plan.overhead >= 1.0 and plan.cost_unit == "flop"
+    assert "lower bound" in str(plan)
+
+
+def test_dropout_mask_is_the_same_when_recomputed():
+    # Dropout between layers: with a 50% budget the optimal schedule recomputes it, and every
+    # recomputation must draw the mask of the first run (else the gradients would differ).
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(4):
+        layers += [torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Dropout(0.5)]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(64, 2))
+    inputs = (torch.randn(256, 64), torch.randint(0, 2, (256,)))
+    step = assert_same_training_step("dropout", model, torch.nn.functional.cross_entropy,
+                                     inputs, "optimal", "50%")
+    assert any(step.graph.nodes[v].name.startswith("native_dropout")
+               for v, count in enumerate(remat.simulate(step.graph, step.schedule)
+                                         .evaluations_per_node) if count > 1)
+
+
+def test_gradients_accumulate_over_two_steps():
+    model, loss_fn, inputs = networks.mlp()
+    reference = copy.deepcopy(model)
+    for _ in range(2):
+        loss_fn(reference(inputs[0]), inputs[1]).backward()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="70%",
+                               strategy="chen-sqrtn-linear", lower_bound=False)
+    step(*inputs)
+    step(*inputs)
+    for (_, p), (_, q) in zip(model.named_parameters(), reference.named_parameters()):
+        assert torch.equal(p.grad, q.grad)
+
+
+def test_memory_subtracts_fixed_memory():
+    model, loss_fn, inputs = networks.mlp()
+    probe = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+                                strategy="checkpoint-all", lower_bound=False)
+    fixed = probe.plan.fixed_bytes
+    params = sum(p.numel() * 4 for p in model.parameters())
+    assert fixed == 2 * params + sum(x.numel() * x.element_size() for x in inputs)
+    step = remat.torch.compile(model, loss_fn, inputs, memory=fixed + 1000,
+                               strategy="checkpoint-all", lower_bound=False) \
+        if probe.plan.no_remat_peak_bytes <= 1000 else None
+    with pytest.raises(remat.InfeasibleBudgetError, match="fixed memory"):
+        remat.torch.compile(model, loss_fn, inputs, memory=fixed // 2)
+    del step
+
+
+def test_budget_below_the_minimum_peak_is_refused():
+    model, loss_fn, inputs = networks.mlp()
+    with pytest.raises(remat.InfeasibleBudgetError, match="minimum peak"):
+        remat.torch.compile(model, loss_fn, inputs, budget=16)
+
+
+def test_bad_options_are_usage_errors():
+    model, loss_fn, inputs = networks.mlp()
+    with pytest.raises(remat.UsageError, match="exactly one"):
+        remat.torch.compile(model, loss_fn, inputs)
+    with pytest.raises(remat.UsageError, match="unknown strategy"):
+        remat.torch.compile(model, loss_fn, inputs, budget="50%", strategy="fastest")
+    with pytest.raises(remat.UsageError, match="invalid size"):
+        remat.torch.compile(model, loss_fn, inputs, budget="half")
+    with pytest.raises(remat.UsageError, match="time_limit_s"):
+        remat.torch.compile(model, loss_fn, inputs, budget="50%", time_limit_s=float("nan"))
+
+
+def test_inputs_must_match_the_example():
+    model, loss_fn, inputs = networks.mlp()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+                               strategy="checkpoint-all", lower_bound=False)
+    with pytest.raises(remat.InputMismatchError, match="shape"):
+        step(torch.randn(3, 32), inputs[1])
+    with pytest.raises(remat.InputMismatchError, match="compiled for 2 inputs"):
+        step(inputs[0])
+    with pytest.raises(remat.InputMismatchError, match="meta"):
+        step(inputs[0].to("meta"), inputs[1])
+
+
+def test_saved_schedule_is_loaded_instead_of_solving(tmp_path):
+    model, loss_fn, inputs = networks.mlp()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="70%",
+                               strategy="chen-sqrtn-linear", lower_bound=False)
+    path = str(tmp_path / "plan.json")
+    step.save_schedule(path)
+    again = remat.torch.compile(model, loss_fn, inputs, schedule=path, lower_bound=False)
+    assert again.schedule.R == step.schedule.R and again.plan.cost == step.plan.cost
+    other, other_loss, other_inputs = networks.mlp(width=32)
+    with pytest.raises(remat.InputError, match="different graph"):
+        remat.torch.compile(other, other_loss, other_inputs, schedule=path)
+
+
+def test_export_graph_writes_a_graph_for_the_cli(tmp_path):
+    model, loss_fn, inputs = networks.mlp()
+    path = str(tmp_path / "mlp.json")
+    graph = remat.torch.export_graph(model, loss_fn, inputs, path)
+    loaded = remat.Graph.load(path)
+    assert loaded.fingerprint == graph.fingerprint and loaded.cost_unit == "flop"
+
+
+def test_profiled_costs_are_milliseconds_and_leave_the_model_alone():
+    model, loss_fn, inputs = networks.resnet()
+    before = {n: b.clone() for n, b in model.named_buffers()}
+    state = torch.get_rng_state()
+    step = remat.torch.compile(model, loss_fn, inputs, budget="70%", strategy="chen-sqrtn-linear",
+                               costs="profile", lower_bound=False)
+    assert step.graph.cost_unit == "ms"
+    assert all(n.cost >= 0 for n in step.graph.nodes) and step.graph.total_cost > 0
+    assert all(p.grad is None for p in model.parameters())
+    assert all(torch.equal(b, before[n]) for n, b in model.named_buffers())
+    assert torch.equal(torch.get_rng_state(), state)

@@ -1,0 +1,188 @@
+"""Benchmarks of the PyTorch front end (docs/BENCHMARKS.md, "remat for PyTorch").
+
+Measured in one run, on whatever machine runs it (CPU unless --device cuda):
+  1. capture and plan time for a ResNet-18-style network and a small GPT;
+  2. step time under remat plans against plain autograd, next to the predicted overhead;
+  3. activation peak at a 50% budget, predicted and measured;
+  4. remat against PyTorch's min-cut partitioner with an activation memory budget
+     (torch.compile, backend aot_eager_decomp_partition) at three equal budgets.
+
+Peak memory for (4) is measured the same way for both: the largest net CPU allocation during
+one training step, from the profiler's memory events (torch.profiler, profile_memory=True);
+on CUDA, torch.cuda.max_memory_allocated above the step's start.
+
+Usage: .venv/bin/python scripts/bench_python.py [--quick] [--out results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
+
+import networks  # noqa: E402  (the test networks)
+import remat  # noqa: E402
+import remat.torch  # noqa: E402
+
+
+def step_peak_bytes(fn, device: torch.device) -> int:
+    """Largest net allocation during fn(), in bytes, above what was allocated before it."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        start = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        fn()
+        torch.cuda.synchronize(device)
+        return torch.cuda.max_memory_allocated(device) - start
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
+                    key=lambda e: e.start_ns())
+    level = peak = 0
+    for e in events:
+        level += e.nbytes()
+        peak = max(peak, level)
+    return peak
+
+
+def timed(fn, repeats: int) -> float:
+    """Median seconds of fn() over `repeats` runs after one warm-up."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def plain_step(model, loss_fn, inputs):
+    def run():
+        model.zero_grad(set_to_none=True)
+        loss_fn(model(inputs[0]), *inputs[1:]).backward()
+    return run
+
+
+def remat_step(model, step, inputs):
+    def run():
+        model.zero_grad(set_to_none=True)
+        step(*inputs)
+    return run
+
+
+def capture_and_plan(name, model, loss_fn, inputs, budget, strategy, time_limit_s):
+    start = time.perf_counter()
+    captured = remat.torch.capture(model, loss_fn, inputs)
+    capture_s = time.perf_counter() - start
+    start = time.perf_counter()
+    step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
+                               time_limit_s=time_limit_s)
+    compile_s = time.perf_counter() - start
+    return {"network": name, "nodes": len(captured), "capture_s": capture_s,
+            "compile_s": compile_s, "strategy": strategy, "budget": budget,
+            "plan": str(step.plan)}, step
+
+
+def overhead_rows(name, model, loss_fn, inputs, budgets, strategy, time_limit_s, repeats):
+    rows = []
+    plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
+    for budget in budgets:
+        step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
+                                   time_limit_s=time_limit_s)
+        remat_s = timed(remat_step(model, step, inputs), repeats)
+        # Plain autograd once more, interleaved, so that drift of a shared machine shows.
+        plain_again_s = timed(plain_step(model, loss_fn, inputs), repeats)
+        reference_s = (plain_s + plain_again_s) / 2
+        rows.append({"network": name, "budget": budget, "strategy": strategy,
+                     "predicted_overhead": step.plan.overhead,
+                     "measured_overhead": remat_s / reference_s,
+                     "plain_step_s": reference_s, "remat_step_s": remat_s,
+                     "predicted_peak_bytes": step.plan.predicted_peak_bytes,
+                     "measured_peak_bytes": step.last_run.measured_peak_bytes,
+                     "no_remat_peak_bytes": step.plan.no_remat_peak_bytes,
+                     "recomputations": step.last_run.recomputations,
+                     "gap": step.plan.gap})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def partitioner_rows(name, model, loss_fn, inputs, fractions, strategy, time_limit_s, repeats):
+    """remat and PyTorch's partitioner at equal activation budgets (fractions of the
+    no-remat peak that each tool measures for itself)."""
+    import torch._functorch.config as functorch_config
+
+    device = inputs[0].device
+    rows = []
+    plain_peak = step_peak_bytes(plain_step(model, loss_fn, inputs), device)
+    plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
+    for fraction in fractions:
+        step = remat.torch.compile(model, loss_fn, inputs, budget=f"{100 * fraction:g}%",
+                                   strategy=strategy, time_limit_s=time_limit_s)
+        remat_peak = step_peak_bytes(remat_step(model, step, inputs), device)
+        remat_s = timed(remat_step(model, step, inputs), repeats)
+
+        torch._dynamo.reset()
+        compiled_model = copy.deepcopy(model)
+        with functorch_config.patch(activation_memory_budget=fraction):
+            compiled = torch.compile(compiled_model, backend="aot_eager_decomp_partition")
+            start = time.perf_counter()
+            plain_step(compiled, loss_fn, inputs)()
+            compile_s = time.perf_counter() - start
+            torch_peak = step_peak_bytes(plain_step(compiled, loss_fn, inputs), device)
+            torch_s = timed(plain_step(compiled, loss_fn, inputs), repeats)
+        rows.append({"network": name, "budget_fraction": fraction,
+                     "plain_peak_bytes": plain_peak, "plain_step_s": plain_s,
+                     "remat_peak_bytes": remat_peak, "remat_step_s": remat_s,
+                     "remat_predicted_peak_bytes": step.plan.predicted_peak_bytes,
+                     "remat_predicted_overhead": step.plan.overhead,
+                     "torch_peak_bytes": torch_peak, "torch_step_s": torch_s,
+                     "torch_first_step_s": compile_s})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--out", default="", help="write every row as JSON here")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--strategy", default="optimal")
+    args = parser.parse_args()
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+
+    if args.quick:
+        resnet = networks.resnet(batch=4, image=32, blocks=(2, 2, 2, 2), width=16)
+        gpt = networks.gpt(batch=2, context=32)
+    else:
+        resnet = networks.resnet(batch=32, image=224, blocks=(2, 2, 2, 2), width=64)
+        gpt = networks.gpt(batch=8, context=128, layers=4)
+    results = {"machine": {"cpus": os.cpu_count(), "torch": torch.__version__,
+                           "threads": torch.get_num_threads()},
+               "capture_and_plan": [], "overhead": [], "partitioner": []}
+    for name, (model, loss_fn, inputs) in (("resnet18-style", resnet), ("gpt-small", gpt)):
+        row, _ = capture_and_plan(name, model, loss_fn, inputs, "50%", args.strategy,
+                                  args.time_limit)
+        print(json.dumps(row), flush=True)
+        results["capture_and_plan"].append(row)
+        results["overhead"] += overhead_rows(name, model, loss_fn, inputs, ["50%", "70%"],
+                                             args.strategy, args.time_limit, args.repeats)
+        results["partitioner"] += partitioner_rows(name, model, loss_fn, inputs,
+                                                   [0.3, 0.5, 0.7], args.strategy,
+                                                   args.time_limit, args.repeats)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
