@@ -43,6 +43,7 @@ def step_peak_bytes(fn, device: torch.device) -> int:
         torch.cuda.synchronize(device)
         return torch.cuda.max_memory_allocated(device) - start
     from torch.profiler import ProfilerActivity, profile
+    fn()  # warm-up: kernels' one-time caches are not part of a step's peak
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
@@ -79,33 +80,52 @@ def remat_step(model, step, inputs):
     return run
 
 
-def capture_and_plan(name, model, loss_fn, inputs, budget, strategy, time_limit_s):
-    start = time.perf_counter()
-    captured = remat.torch.capture(model, loss_fn, inputs)
-    capture_s = time.perf_counter() - start
-    start = time.perf_counter()
-    step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
-                               time_limit_s=time_limit_s)
-    compile_s = time.perf_counter() - start
-    return {"network": name, "nodes": len(captured), "capture_s": capture_s,
-            "compile_s": compile_s, "strategy": strategy, "budget": budget,
-            "plan": str(step.plan)}, step
+class Plans:
+    """One compiled step per budget, timed once and shared by every table."""
+
+    def __init__(self, name, model, loss_fn, inputs, strategy, time_limit_s):
+        self.name, self.model, self.loss_fn, self.inputs = name, model, loss_fn, inputs
+        self.strategy, self.time_limit_s = strategy, time_limit_s
+        self.steps: dict[str, object] = {}
+        self.rows: list[dict] = []
+
+    def get(self, budget: str):
+        if budget not in self.steps:
+            start = time.perf_counter()
+            captured = remat.torch.capture(self.model, self.loss_fn, self.inputs)
+            capture_s = time.perf_counter() - start
+            start = time.perf_counter()
+            step = remat.torch.compile(self.model, self.loss_fn, self.inputs, budget=budget,
+                                       strategy=self.strategy, time_limit_s=self.time_limit_s)
+            compile_s = time.perf_counter() - start
+            self.steps[budget] = step
+            self.rows.append({"network": self.name, "nodes": len(captured),
+                              "capture_s": capture_s, "compile_s": compile_s,
+                              "strategy": self.strategy, "budget": budget,
+                              "time_limit_s": self.time_limit_s, "plan": str(step.plan)})
+            print(json.dumps(self.rows[-1]), flush=True)
+        return self.steps[budget]
 
 
-def overhead_rows(name, model, loss_fn, inputs, budgets, strategy, time_limit_s, repeats):
+def overhead_rows(plans: Plans, budgets, repeats):
+    model, loss_fn, inputs = plans.model, plans.loss_fn, plans.inputs
     rows = []
-    plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
     for budget in budgets:
-        step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
-                                   time_limit_s=time_limit_s)
+        try:
+            step = plans.get(budget)
+        except remat.Error as error:
+            rows.append({"network": plans.name, "budget": budget, "error": str(error)})
+            print(json.dumps(rows[-1]), flush=True)
+            continue
+        plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
         remat_s = timed(remat_step(model, step, inputs), repeats)
-        # Plain autograd once more, interleaved, so that drift of a shared machine shows.
+        # Plain autograd once more, after, so that drift of a shared machine shows.
         plain_again_s = timed(plain_step(model, loss_fn, inputs), repeats)
         reference_s = (plain_s + plain_again_s) / 2
-        rows.append({"network": name, "budget": budget, "strategy": strategy,
+        rows.append({"network": plans.name, "budget": budget, "strategy": plans.strategy,
                      "predicted_overhead": step.plan.overhead,
                      "measured_overhead": remat_s / reference_s,
-                     "plain_step_s": reference_s, "remat_step_s": remat_s,
+                     "plain_step_s": [plain_s, plain_again_s], "remat_step_s": remat_s,
                      "predicted_peak_bytes": step.plan.predicted_peak_bytes,
                      "measured_peak_bytes": step.last_run.measured_peak_bytes,
                      "no_remat_peak_bytes": step.plan.no_remat_peak_bytes,
@@ -115,18 +135,23 @@ def overhead_rows(name, model, loss_fn, inputs, budgets, strategy, time_limit_s,
     return rows
 
 
-def partitioner_rows(name, model, loss_fn, inputs, fractions, strategy, time_limit_s, repeats):
+def partitioner_rows(plans: Plans, fractions, repeats):
     """remat and PyTorch's partitioner at equal activation budgets (fractions of the
-    no-remat peak that each tool measures for itself)."""
+    no-remat activation peak that each tool estimates for itself)."""
     import torch._functorch.config as functorch_config
 
+    model, loss_fn, inputs = plans.model, plans.loss_fn, plans.inputs
     device = inputs[0].device
     rows = []
     plain_peak = step_peak_bytes(plain_step(model, loss_fn, inputs), device)
     plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
     for fraction in fractions:
-        step = remat.torch.compile(model, loss_fn, inputs, budget=f"{100 * fraction:g}%",
-                                   strategy=strategy, time_limit_s=time_limit_s)
+        try:
+            step = plans.get(f"{100 * fraction:g}%")
+        except remat.Error as error:
+            rows.append({"network": plans.name, "budget_fraction": fraction, "error": str(error)})
+            print(json.dumps(rows[-1]), flush=True)
+            continue
         remat_peak = step_peak_bytes(remat_step(model, step, inputs), device)
         remat_s = timed(remat_step(model, step, inputs), repeats)
 
@@ -139,7 +164,7 @@ def partitioner_rows(name, model, loss_fn, inputs, fractions, strategy, time_lim
             compile_s = time.perf_counter() - start
             torch_peak = step_peak_bytes(plain_step(compiled, loss_fn, inputs), device)
             torch_s = timed(plain_step(compiled, loss_fn, inputs), repeats)
-        rows.append({"network": name, "budget_fraction": fraction,
+        rows.append({"network": plans.name, "budget_fraction": fraction,
                      "plain_peak_bytes": plain_peak, "plain_step_s": plain_s,
                      "remat_peak_bytes": remat_peak, "remat_step_s": remat_s,
                      "remat_predicted_peak_bytes": step.plan.predicted_peak_bytes,
@@ -170,18 +195,13 @@ def main() -> None:
                            "threads": torch.get_num_threads()},
                "capture_and_plan": [], "overhead": [], "partitioner": []}
     for name, (model, loss_fn, inputs) in (("resnet18-style", resnet), ("gpt-small", gpt)):
-        row, _ = capture_and_plan(name, model, loss_fn, inputs, "50%", args.strategy,
-                                  args.time_limit)
-        print(json.dumps(row), flush=True)
-        results["capture_and_plan"].append(row)
-        results["overhead"] += overhead_rows(name, model, loss_fn, inputs, ["50%", "70%"],
-                                             args.strategy, args.time_limit, args.repeats)
-        results["partitioner"] += partitioner_rows(name, model, loss_fn, inputs,
-                                                   [0.3, 0.5, 0.7], args.strategy,
-                                                   args.time_limit, args.repeats)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=2)
+        plans = Plans(name, model, loss_fn, inputs, args.strategy, args.time_limit)
+        results["overhead"] += overhead_rows(plans, ["50%", "70%"], args.repeats)
+        results["partitioner"] += partitioner_rows(plans, [0.3, 0.5, 0.7], args.repeats)
+        results["capture_and_plan"] += plans.rows
+        if args.out:  # after each network, so that a long run keeps what it measured
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=2)
 
 
 if __name__ == "__main__":

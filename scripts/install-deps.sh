@@ -11,6 +11,7 @@ packages=(
   libonnx-dev libprotobuf-dev
   gnuplot-nox
   libtorch-dev
+  python3-venv python3-dev
 )
 
 missing=()

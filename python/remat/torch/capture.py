@@ -147,12 +147,24 @@ class _StepModule(torch.nn.Module):
 
 def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Tensor],
            model_inputs: int):
-    # Imported here: AOTAutograd is a large private module that only capture needs.
+    # Imported here: AOTAutograd and fake tensors are large private modules that only capture
+    # needs.
     from torch._functorch.aot_autograd import aot_export_module
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.nn.utils.stateless import _reparametrize_module
 
     wrapper = _StepModule(model, loss_fn, model_inputs)
+    # Parameters, buffers and inputs are swapped for fake tensors of the same metadata: the
+    # trace computes nothing, allocates nothing and draws nothing from the random generators.
+    fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
+    state = {name: fake_mode.from_tensor(t) for name, t in
+             [*wrapper.named_parameters(remove_duplicate=False),
+              *wrapper.named_buffers(remove_duplicate=False)]}
+    fake_inputs = [fake_mode.from_tensor(x) for x in inputs]
     try:
-        return aot_export_module(wrapper, list(inputs), trace_joint=True, output_loss_index=0)
+        with _reparametrize_module(wrapper, state):
+            return aot_export_module(wrapper, fake_inputs, trace_joint=True,
+                                     output_loss_index=0)
     except CaptureError:
         raise
     except Exception as error:  # noqa: BLE001: every tracing failure is reported the same way
@@ -217,6 +229,9 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     random_nodes: set[int] = set()
 
     for node in graph.nodes:
+        if node.op == "get_attr":
+            base_of[node] = None  # a constant the trace lifted into the module
+            continue
         if node.op != "call_function":
             continue
         inputs_fx = _fx_inputs(node)

@@ -14,6 +14,7 @@ the executor holds, right after each computation (the simulator's allocation ins
 
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
@@ -114,6 +115,9 @@ def run_plan(captured: CapturedStep, plan: Sequence[tuple[str, int, int]],
         constants[node] = buffers[name]
     for node, x in zip(captured.user_inputs, inputs):
         constants[node] = x
+    for node in captured.module.graph.nodes:
+        if node.op == "get_attr":
+            constants[node] = operator.attrgetter(node.target)(captured.module)
     effects = captured.effects_of()
     device = inputs[0].device if inputs else torch.device("cpu")
 

@@ -184,7 +184,7 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     such as ``"16GiB"`` or ``"512MB"``, or a percentage of the no-rematerialization peak
     (``"60%"``). ``strategy`` is any of ``remat.strategy_names()``; ``schedule`` loads a saved
     schedule file instead of solving. ``time_limit_s`` (default 60; ``time_limit`` is accepted
-    as its alias) bounds the solver and the lower bound each. ``costs`` is ``"flops"`` or
+    as its alias) bounds the strategy, and the LP lower bound when the strategy proves none. ``costs`` is ``"flops"`` or
     ``"profile"`` (measured milliseconds).
 
     Raises CaptureError, UnknownOpError, InfeasibleBudgetError, UsageError or InputError.
@@ -259,11 +259,13 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
         raise InfeasibleBudgetError(
             f"the schedule peaks at {_core.format_bytes(simulated.peak_bytes)}, over the "
             f"activation budget {_core.format_bytes(budget_bytes)}")
-    bound = own_bound
-    if lower_bound and budget_bytes is not None:
+    # CBC's proven bound already includes its root LP; other strategies, and a CBC run
+    # stopped before it proved anything (bound 0), get the LP relaxation's bound.
+    bound = own_bound if own_bound else None
+    if lower_bound and bound is None and budget_bytes is not None:
         lp = _core.lp_lower_bound(graph, budget_bytes, time_limit_s=limit)
         if lp.status == "optimal":
-            bound = lp.cost if bound is None else max(bound, lp.cost)
+            bound = lp.cost
     plan = Plan(strategy=name, status=status, cost=simulated.cost, no_remat_cost=no_remat.cost,
                 overhead=_ratio(simulated.cost, no_remat.cost),
                 predicted_peak_bytes=simulated.peak_bytes,
