@@ -85,12 +85,13 @@ class InvertedResidual(nn.Module):
 
 
 def mobilenet(batch: int = 4, image: int = 16, seed: int = 0):
-    """MobileNetV2's building blocks: a stem, inverted residuals with depthwise convolutions
-    (two with a residual connection), a 1x1 head, pooling and a classifier."""
+    """MobileNetV2's building blocks: a stem, two inverted residuals with depthwise
+    convolutions (the first with a residual connection), a 1x1 head, pooling and a
+    classifier."""
     torch.manual_seed(seed)
     model = nn.Sequential(
         nn.Conv2d(3, 8, 3, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU6(inplace=True),
-        InvertedResidual(8, 8, 1, 2), InvertedResidual(8, 12, 2, 4), InvertedResidual(12, 12, 1, 4),
+        InvertedResidual(8, 8, 1, 2), InvertedResidual(8, 12, 2, 4),
         nn.Conv2d(12, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU6(inplace=True),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(32, 10))
     return model, F.cross_entropy, (torch.randn(batch, 3, image, image),
@@ -141,7 +142,7 @@ def gpt_loss(logits, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
-def gpt(batch: int = 2, context: int = 16, layers: int = 2, seed: int = 0):
+def gpt(batch: int = 2, context: int = 16, layers: int = 1, seed: int = 0):
     torch.manual_seed(seed)
     model = GPT(layers=layers, context=context)
     tokens = torch.randint(0, 64, (batch, context + 1))

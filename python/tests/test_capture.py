@@ -81,8 +81,11 @@ def test_data_dependent_control_flow_is_a_capture_error():
             y = self.fc(x)
             return y * 2 if y.sum() > 0 else y
 
-    with pytest.raises(remat.CaptureError, match="cannot trace"):
+    with pytest.raises(remat.CaptureError, match="cannot trace") as error:
         capture(Branchy(), lambda out: out.sum(), (torch.randn(2, 3),))
+    # The message names the operation and the user's line that needs the value.
+    assert "_local_scalar_dense" in str(error.value)
+    assert "test_capture.py" in str(error.value) and "y.sum() > 0" in str(error.value)
 
 
 def test_loss_must_be_a_scalar():

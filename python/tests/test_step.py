@@ -3,6 +3,7 @@ a remat step must give what plain autograd gives, hold no more than the simulato
 and really recompute."""
 
 import copy
+import operator
 
 import pytest
 import torch
@@ -68,9 +69,14 @@ def test_checkpoint_all_recomputes_nothing_and_measures_the_predicted_peak():
     step(*inputs)
     assert step.last_run.recomputations == 0
     assert step.plan.overhead == 1.0
-    # Every held value is a real tensor of the size the capture recorded, so the measured
-    # peak equals the predicted one when no two nodes share storage.
-    assert step.last_run.measured_peak_bytes == step.plan.predicted_peak_bytes
+    # Every held value is a real tensor of the size the capture recorded. The simulator
+    # counts a member of a multi-output operation (batch norm's output) twice for the instant
+    # when it is taken while the operation's node is still held; the executor sees one
+    # storage. So the measured peak is the predicted one, less at most one member's bytes.
+    members = [step.graph.nodes[v].bytes for v, n in enumerate(step.captured.nodes)
+               if n.target is operator.getitem]
+    measured, predicted = step.last_run.measured_peak_bytes, step.plan.predicted_peak_bytes
+    assert predicted - max(members) <= measured <= predicted
 
 
 def test_plan_reports_bound_and_gap():

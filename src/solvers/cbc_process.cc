@@ -47,6 +47,10 @@ void Put(int fd, const T& value) {
 
 [[noreturn]] void RunChild(int fd, const LinearModel& model, const std::vector<double>& start,
                            const MipOptions& options) {
+  // The child only runs CBC. If CBC crashes, the child must die quietly (the parent reports
+  // it) instead of running handlers inherited from the parent: a Python interpreter's
+  // faulthandler would print the parent's stack as if the program had crashed.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
   const SolverOutput out = SolveMipWithCbcInProcess(
       model, start, options, [fd](double objective, const double* values, int32_t count) {
         Put(fd, kSolution);

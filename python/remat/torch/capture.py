@@ -3,15 +3,18 @@
 AOTAutograd traces the step (``loss_fn(model(*inputs[:k]), *inputs[k:])``, then the gradients of
 every parameter) with fake tensors into a functional FX graph: forward and backward kernels are
 explicit, in-place updates (batch-norm running statistics) become outputs, and nothing runs on
-real data. Each operation that creates storage becomes one remat node; views, aliases and the
-members of multi-output operations are folded into the node whose storage they share, so their
-bytes count once and a base is never freed while a view of it is in use (views are re-derived
-from their base whenever a consumer runs).
+real data. Each operation that creates storage becomes one remat node, and so does each member
+of a multi-output operation's result, so that each output is freed after its own last reader.
+Views and aliases are folded into the node whose storage they share, so their bytes count once
+and a base is never freed while a view of it is in use (views are re-derived from their base
+whenever a consumer runs).
 """
 
 from __future__ import annotations
 
 import operator
+import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -170,11 +173,35 @@ def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Ten
     except Exception as error:  # noqa: BLE001: every tracing failure is reported the same way
         op = getattr(error, "func", None)
         what = f" at operation {op}" if op is not None else ""
+        where = _user_frame(error)
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise CaptureError(
-            f"cannot trace the training step into one graph{what}: {type(error).__name__}: "
-            f"{first_line} (data-dependent control flow, such as a Python 'if' on a tensor's "
-            "value, cannot be captured)") from error
+            f"cannot trace the training step into one graph{what}{where}: "
+            f"{type(error).__name__}: {first_line} (data-dependent control flow, such as a "
+            "Python 'if' on a tensor's value, cannot be captured)") from error
+
+
+def _user_frame(error: BaseException) -> str:
+    """' in forward (model.py:12: <line>)' for the innermost frame outside torch and remat."""
+    skip = (os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(__file__)))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(skip) and not f.filename.startswith("<")]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" in {f.name} ({os.path.basename(f.filename)}:{f.lineno}: {(f.line or '').strip()})"
+
+
+def _split_members(graph: fx.Graph) -> set[fx.Node]:
+    """The getitem nodes that become remat nodes: members read by another operation, of an
+    operation with at least two such members."""
+    split: set[fx.Node] = set()
+    for node in graph.nodes:
+        read = [g for g in node.users if g.target is operator.getitem
+                and any(u.op != "output" for u in g.users)]
+        if len(read) >= 2:
+            split.update(read)
+    return split
 
 
 def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
@@ -222,6 +249,7 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     gradients = {n: name.removeprefix(strip)
                  for n, name in zip(outputs[len(mutated) + 1:], grads)}
 
+    split_members = _split_members(graph)
     base_of: dict[fx.Node, Optional[int]] = {p: None for p in placeholders}
     nodes: list[fx.Node] = []
     edges: set[tuple[int, int]] = set()
@@ -239,8 +267,20 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             raise CaptureError(f"operation '{node.name}' ({node.target}) writes into its input "
                                "in place after functionalization; remat cannot reorder it")
         val = node.meta.get("val")
-        is_alias = node.target is operator.getitem or _is_declared_alias(node.target)
-        if not is_alias and inputs_fx and _tensors_in(val):
+        if node.target is operator.getitem:
+            # Members of a multi-output operation that other operations read are nodes of
+            # their own (cost 0, their own bytes) when there are two or more of them, so that
+            # each is freed after its own last reader; the operation's node then lives only
+            # until its members are taken. Members that only leave the step (gradients, new
+            # running statistics) are applied at the operation's first computation. A member of
+            # a list of views (split) is a view.
+            owner = base_of[node.args[0]]
+            is_alias = owner is None or nodes[owner] is not node.args[0] \
+                or node not in split_members
+        else:
+            is_alias = _is_declared_alias(node.target)
+        if node.target is not operator.getitem and not is_alias and inputs_fx \
+                and _tensors_in(val):
             # Storage identity of the fake values: an operation whose every output shares a
             # storage with its inputs is a view even when its schema does not say so.
             input_storages = set().union(*(_storages(a.meta.get("val")) for a in inputs_fx))

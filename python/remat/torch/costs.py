@@ -13,6 +13,7 @@ no-rematerialization execution on the example inputs (see ``execute.profile_cost
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import torch
@@ -58,6 +59,9 @@ def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
     costs = []
     for node in captured.nodes:
         target = node.target
+        if target is operator.getitem:
+            costs.append(0.0)  # takes one output of a multi-output operation: no work
+            continue
         if _has_no_rule(target):
             if unknown_ops == "error":
                 raise UnknownOpError(

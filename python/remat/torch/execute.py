@@ -148,6 +148,8 @@ def run_plan(captured: CapturedStep, plan: Sequence[tuple[str, int, int]],
     with torch.no_grad():
         for kind, _stage, v in plan:
             if kind == "free":
+                if v not in held:
+                    raise InternalError(f"plan frees node {v}, which is not live")
                 held_bytes.remove(held.pop(v))
                 continue
             if kind != "compute":
