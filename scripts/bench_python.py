@@ -106,16 +106,22 @@ class Plans:
             print(json.dumps(self.rows[-1]), flush=True)
         return self.steps[budget]
 
+    def get_or_record(self, budget: str, rows: list, key: dict):
+        """The step for `budget`, or None after adding a row that says why there is none."""
+        try:
+            return self.get(budget)
+        except remat.Error as error:
+            rows.append({"network": self.name, **key, "error": str(error)})
+            print(json.dumps(rows[-1]), flush=True)
+            return None
+
 
 def overhead_rows(plans: Plans, budgets, repeats):
     model, loss_fn, inputs = plans.model, plans.loss_fn, plans.inputs
     rows = []
     for budget in budgets:
-        try:
-            step = plans.get(budget)
-        except remat.Error as error:
-            rows.append({"network": plans.name, "budget": budget, "error": str(error)})
-            print(json.dumps(rows[-1]), flush=True)
+        step = plans.get_or_record(budget, rows, {"budget": budget})
+        if step is None:
             continue
         plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
         remat_s = timed(remat_step(model, step, inputs), repeats)
@@ -146,11 +152,8 @@ def partitioner_rows(plans: Plans, fractions, repeats):
     plain_peak = step_peak_bytes(plain_step(model, loss_fn, inputs), device)
     plain_s = timed(plain_step(model, loss_fn, inputs), repeats)
     for fraction in fractions:
-        try:
-            step = plans.get(f"{100 * fraction:g}%")
-        except remat.Error as error:
-            rows.append({"network": plans.name, "budget_fraction": fraction, "error": str(error)})
-            print(json.dumps(rows[-1]), flush=True)
+        step = plans.get_or_record(f"{100 * fraction:g}%", rows, {"budget_fraction": fraction})
+        if step is None:
             continue
         remat_peak = step_peak_bytes(remat_step(model, step, inputs), device)
         remat_s = timed(remat_step(model, step, inputs), repeats)
