@@ -184,8 +184,8 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     such as ``"16GiB"`` or ``"512MB"``, or a percentage of the no-rematerialization peak
     (``"60%"``). ``strategy`` is any of ``remat.strategy_names()``; ``schedule`` loads a saved
     schedule file instead of solving. ``time_limit_s`` (default 60; ``time_limit`` is accepted
-    as its alias) bounds the strategy, and the LP lower bound when the strategy proves none. ``costs`` is ``"flops"`` or
-    ``"profile"`` (measured milliseconds).
+    as its alias) bounds the strategy, and the LP lower bound when the strategy proves none.
+    ``costs`` is ``"flops"`` or ``"profile"`` (measured milliseconds).
 
     Raises CaptureError, UnknownOpError, InfeasibleBudgetError, UsageError or InputError.
     """
