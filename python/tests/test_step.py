@@ -3,6 +3,9 @@ a remat step must give what plain autograd gives, hold no more than the simulato
 and really recompute."""
 
 import copy
+import json
+import os
+import subprocess
 import operator
 
 import pytest
@@ -184,6 +187,14 @@ def test_export_graph_writes_a_graph_for_the_cli(tmp_path):
     graph = remat.torch.export_graph(model, loss_fn, inputs, path)
     loaded = remat.Graph.load(path)
     assert loaded.fingerprint == graph.fingerprint and loaded.cost_unit == "flop"
+    cli = os.path.join(os.path.dirname(__file__), "..", "..", "build", "src", "cli", "remat")
+    if not os.path.exists(cli):
+        pytest.skip("the remat command is not built in build/")
+    out = subprocess.run([cli, "solve", "--graph", path, "--budget", "100%", "--strategy",
+                          "checkpoint-all", "--json"], capture_output=True, text=True, check=True)
+    row = json.loads(out.stdout)["results"][0]
+    # The command simulates the same graph: the no-remat cost is the sum of the node costs.
+    assert row["cost"] == pytest.approx(graph.total_cost)
 
 
 def test_profiled_costs_are_milliseconds_and_leave_the_model_alone():
