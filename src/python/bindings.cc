@@ -112,7 +112,8 @@ PYBIND11_MODULE(_core, m) {
       });
 
   py::class_<Graph>(m, "Graph")
-      .def(py::init([](std::vector<Node> nodes, const std::vector<std::pair<int32_t, int32_t>>& edges,
+      .def(py::init([](std::vector<Node> nodes,
+                       const std::vector<std::pair<int32_t, int32_t>>& edges,
                        std::string cost_unit, std::string name) {
              std::vector<Edge> e;
              e.reserve(edges.size());
@@ -164,7 +165,9 @@ PYBIND11_MODULE(_core, m) {
       "build_plan",
       [](const Graph& g, const Schedule& s) {
         std::vector<std::tuple<std::string, int32_t, int32_t>> ops;
-        for (const Op& op : BuildPlan(g, s)) ops.emplace_back(OpKindName(op.kind), op.stage, op.node);
+        for (const Op& op : BuildPlan(g, s)) {
+          ops.emplace_back(OpKindName(op.kind), op.stage, op.node);
+        }
         return ops;
       },
       py::arg("graph"), py::arg("schedule"),
@@ -196,11 +199,16 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("strategy", &StrategyRow::strategy)
       .def_property_readonly("fits", &StrategyRow::fits)
       .def_property_readonly("found", [](const StrategyRow& r) { return r.result.has_value(); })
-      .def_property_readonly("cost", [](const StrategyRow& r) { return r.result ? r.result->cost : 0.0; })
+      .def_property_readonly("cost",
+                             [](const StrategyRow& r) { return r.result ? r.result->cost : 0.0; })
       .def_property_readonly("peak_bytes",
-                             [](const StrategyRow& r) { return r.result ? r.result->peak_bytes : 0; })
+                             [](const StrategyRow& r) -> int64_t {
+                               return r.result ? r.result->peak_bytes : 0;
+                             })
       .def_property_readonly("parameters",
-                             [](const StrategyRow& r) { return r.result ? r.result->parameters : ""; })
+                             [](const StrategyRow& r) -> std::string {
+                               return r.result ? r.result->parameters : "";
+                             })
       .def_property_readonly("schedule",
                              [](const StrategyRow& r) -> std::optional<Schedule> {
                                if (!r.result) return std::nullopt;
@@ -228,7 +236,8 @@ PYBIND11_MODULE(_core, m) {
       "Runs one strategy; the returned schedule has been re-simulated.");
 
   py::class_<LowerBound>(m, "LowerBound")
-      .def_property_readonly("status", [](const LowerBound& b) { return SolveStatusName(b.status); })
+      .def_property_readonly("status",
+                             [](const LowerBound& b) { return SolveStatusName(b.status); })
       .def_readonly("cost", &LowerBound::cost)
       .def_readonly("solve_time_s", &LowerBound::solve_time_s)
       .def_readonly("message", &LowerBound::message);
