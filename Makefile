@@ -39,6 +39,8 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 
 demo: build
 	./scripts/demo.sh $(REMAT)
+	@echo; echo "== PyTorch: examples/train_resnet.py (a ResNet-18-style step at half its peak)"
+	$(PYTHON) examples/train_resnet.py --steps 2 --time-limit 10
 
 # Unit, property and golden CLI tests, the Python package's tests, then the C++ suite under
 # ASan + UBSan.

@@ -7,6 +7,7 @@ autograd step's, timed in the same run). Run: .venv/bin/python examples/train_re
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -36,11 +37,15 @@ def main() -> None:
                                strategy=args.strategy, time_limit_s=args.time_limit)
     print(f"planned in {time.perf_counter() - start:.1f} s: {step.plan}")
 
-    # One plain autograd step for the reference time (its gradients are then discarded).
-    model.zero_grad(set_to_none=True)
-    start = time.perf_counter()
-    loss_fn(model(x), y).backward()
-    plain_s = time.perf_counter() - start
+    # Plain autograd steps for the reference time (a warm-up, then the median of three; their
+    # gradients are discarded).
+    times = []
+    for _ in range(4):
+        model.zero_grad(set_to_none=True)
+        start = time.perf_counter()
+        loss_fn(model(x), y).backward()
+        times.append(time.perf_counter() - start)
+    plain_s = statistics.median(times[1:])
 
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     for i in range(args.steps):
