@@ -65,8 +65,7 @@ def test_multi_output_operations_count_every_output():
 def test_graph_is_a_valid_training_graph(network_name):
     model, loss_fn, inputs = networks.NETWORKS[network_name]()
     captured = capture(model, loss_fn, inputs)
-    graph = remat.Graph([remat.Node(n.name, k, 1.0, b) for n, k, b in
-                         zip(captured.nodes, captured.kinds, captured.bytes)], captured.edges)
+    graph = captured.to_graph([1.0] * len(captured), "unit")
     assert graph.has_training_structure
     assert len(captured.gradients) == sum(1 for _ in model.parameters())
 

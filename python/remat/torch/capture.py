@@ -65,6 +65,12 @@ class CapturedStep:
     def __len__(self) -> int:
         return len(self.nodes)
 
+    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
+        """The remat graph of the step with one cost per node (validated by the C++ core)."""
+        nodes = [_core.Node(n.name, kind, cost, nbytes) for n, kind, cost, nbytes in
+                 zip(self.nodes, self.kinds, costs, self.bytes)]
+        return _core.Graph(nodes, self.edges, cost_unit, name)
+
     def effects_of(self) -> dict[int, list[fx.Node]]:
         """For each remat node, the step outputs (gradients, buffer updates, the loss) that
         derive from its value and are applied once, at its first computation."""

@@ -20,9 +20,7 @@ def profile_costs(captured: CapturedStep, model: torch.nn.Module,
     """Milliseconds per remat node: the median over ``repeats`` executions of the
     no-rematerialization plan, after ``warmup`` untimed ones. Nothing outside changes: no
     ``.grad``, no buffer update, and the random generators are restored afterwards."""
-    nodes = [_core.Node(n.name, kind, 0.0, nbytes)
-             for n, kind, nbytes in zip(captured.nodes, captured.kinds, captured.bytes)]
-    graph = _core.Graph(nodes, captured.edges, "ms")
+    graph = captured.to_graph([0.0] * len(captured), "ms")
     everything = _core.run_strategy("checkpoint-all", graph, 0).schedule
     operations = _core.build_plan(graph, everything)
     device = inputs[0].device if inputs else torch.device("cpu")

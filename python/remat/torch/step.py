@@ -76,12 +76,6 @@ def _to_bytes(size: Size, reference_bytes: int, what: str) -> int:
     return _core.resolve_size(size, reference_bytes)
 
 
-def _graph_of(captured: CapturedStep, costs: list[float], unit: str, name: str) -> _core.Graph:
-    nodes = [_core.Node(n.name, kind, cost, nbytes) for n, kind, cost, nbytes in
-             zip(captured.nodes, captured.kinds, costs, captured.bytes)]
-    return _core.Graph(nodes, captured.edges, unit, name)
-
-
 def _fixed_bytes(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
     """Parameters, their gradients, buffers and the inputs: resident for the whole step."""
     params = sum(p.numel() * p.element_size() for p in model.parameters())
@@ -152,7 +146,7 @@ def _captured_graph(model, loss_fn, example_inputs, model_inputs, costs, unknown
                     flops_per_byte, name):
     captured = capture(model, loss_fn, example_inputs, model_inputs=model_inputs)
     node_costs = _costs(captured, model, example_inputs, costs, unknown_ops, flops_per_byte)
-    graph = _graph_of(captured, node_costs, COST_UNITS[costs], name or type(model).__name__)
+    graph = captured.to_graph(node_costs, COST_UNITS[costs], name or type(model).__name__)
     return captured, graph
 
 
