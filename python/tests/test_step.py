@@ -130,12 +130,13 @@ def test_memory_subtracts_fixed_memory():
     fixed = probe.plan.fixed_bytes
     params = sum(p.numel() * 4 for p in model.parameters())
     assert fixed == 2 * params + sum(x.numel() * x.element_size() for x in inputs)
-    step = remat.torch.compile(model, loss_fn, inputs, memory=fixed + 1000,
-                               strategy="checkpoint-all", lower_bound=False) \
-        if probe.plan.no_remat_peak_bytes <= 1000 else None
+    # A device of exactly fixed + no-remat peak bytes leaves the no-remat peak as the budget.
+    step = remat.torch.compile(model, loss_fn, inputs,
+                               memory=fixed + probe.plan.no_remat_peak_bytes,
+                               strategy="checkpoint-all", lower_bound=False)
+    assert step.plan.budget_bytes == probe.plan.no_remat_peak_bytes
     with pytest.raises(remat.InfeasibleBudgetError, match="fixed memory"):
         remat.torch.compile(model, loss_fn, inputs, memory=fixed // 2)
-    del step
 
 
 def test_budget_below_the_minimum_peak_is_refused():
