@@ -86,3 +86,27 @@ def test_schedule_file_round_trip(tmp_path):
     assert doc.schedule.R == row.schedule.R and doc.schedule.S == row.schedule.S
     with pytest.raises(remat.InputError, match="cannot open|No such|does not exist"):
         remat.load_schedule(str(tmp_path / "missing.json"))
+
+
+def test_a_schedule_of_another_graph_is_refused():
+    row = remat.run_strategy("checkpoint-all", chain(5), 8)
+    with pytest.raises(remat.InputError, match="another graph"):
+        remat.build_plan(chain(3), row.schedule)
+    with pytest.raises(remat.InputError, match="another graph"):
+        remat.simulate(chain(3), row.schedule)
+    with pytest.raises(remat.InputError, match="does not exist"):
+        chain(3).preds(7)
+
+
+def test_hand_edited_schedule_file_is_bad_input(tmp_path):
+    graph = chain(3)
+    row = remat.run_strategy("checkpoint-all", graph, 8)
+    path = tmp_path / "plan.json"
+    remat.save_schedule(graph, row.schedule, "checkpoint-all", 8, str(path))
+    document = json.loads(path.read_text())
+    # Node 1 is no longer held into stage 2, where node 2 reads it: the schedule breaks the
+    # correctness rule of DESIGN §3 and must be refused with the file named.
+    document["S"][1] = []
+    path.write_text(json.dumps(document))
+    with pytest.raises(remat.InputError, match="plan.json: invalid schedule"):
+        remat.load_schedule(str(path))

@@ -65,6 +65,38 @@ Schedule ScheduleOf(const Graph& graph, const std::vector<std::vector<int32_t>>&
   return schedule;
 }
 
+// Every call that pairs a graph and a schedule checks that they belong together: the C++ core
+// assumes it, and Python can pair anything.
+const Schedule& Fitting(const Graph& graph, const Schedule& schedule) {
+  if (schedule.R.rows() != graph.size() || schedule.S.rows() != graph.size()) {
+    throw InputError("the schedule has " + std::to_string(schedule.stages()) +
+                     " stages but the graph has " + std::to_string(graph.size()) +
+                     " nodes: it was made for another graph");
+  }
+  return schedule;
+}
+
+int32_t NodeId(const Graph& graph, int32_t id) {
+  if (id < 0 || id >= graph.size()) {
+    throw InputError("node " + std::to_string(id) + " does not exist (the graph has " +
+                     std::to_string(graph.size()) + " nodes)");
+  }
+  return id;
+}
+
+// A schedule file is validated like a graph: a hand-edited R or S that breaks DESIGN §3 is
+// bad input naming the file, not an internal error later.
+ScheduleDocument LoadCheckedSchedule(const std::string& path) {
+  ScheduleDocument document = LoadScheduleFile(path);
+  const std::vector<std::string> problems = CheckSchedule(document.graph, document.schedule, 5);
+  if (!problems.empty()) {
+    std::string message = path + ": invalid schedule:";
+    for (const std::string& p : problems) message += "\n  " + p;
+    throw InputError(message);
+  }
+  return document;
+}
+
 }  // namespace
 }  // namespace remat
 
@@ -135,8 +167,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("name", &Graph::name)
       .def_property_readonly("loss", &Graph::loss)
       .def_property_readonly("has_training_structure", &Graph::has_training_structure)
-      .def("preds", &Graph::preds)
-      .def("succs", &Graph::succs)
+      .def("preds", [](const Graph& g, int32_t id) { return g.preds(NodeId(g, id)); })
+      .def("succs", [](const Graph& g, int32_t id) { return g.succs(NodeId(g, id)); })
       .def_property_readonly("total_cost", &Graph::total_cost)
       .def_property_readonly("total_bytes", &Graph::total_bytes)
       .def("to_json", &GraphToJson)
@@ -158,14 +190,19 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("R", [](const Schedule& s) { return RowsOf(s.R); })
       .def_property_readonly("S", [](const Schedule& s) { return RowsOf(s.S); });
 
-  m.def("check_schedule", &CheckSchedule, py::arg("graph"), py::arg("schedule"),
+  m.def(
+      "check_schedule",
+      [](const Graph& g, const Schedule& s, size_t max_messages) {
+        return CheckSchedule(g, Fitting(g, s), max_messages);
+      },
+      py::arg("graph"), py::arg("schedule"),
         py::arg("max_messages") = 20);
 
   m.def(
       "build_plan",
       [](const Graph& g, const Schedule& s) {
         std::vector<std::tuple<std::string, int32_t, int32_t>> ops;
-        for (const Op& op : BuildPlan(g, s)) {
+        for (const Op& op : BuildPlan(g, Fitting(g, s))) {
           ops.emplace_back(OpKindName(op.kind), op.stage, op.node);
         }
         return ops;
@@ -179,7 +216,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("evaluations", &SimulationResult::evaluations)
       .def_readonly("evaluations_per_node", &SimulationResult::evaluations_per_node)
       .def_readonly("live_bytes_after_op", &SimulationResult::live_bytes_after_op);
-  m.def("simulate", py::overload_cast<const Graph&, const Schedule&>(&Simulate), py::arg("graph"),
+  m.def(
+      "simulate", [](const Graph& g, const Schedule& s) { return Simulate(g, Fitting(g, s)); },
+      py::arg("graph"),
         py::arg("schedule"));
 
   m.def(
@@ -257,13 +296,13 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("strategy", [](const ScheduleDocument& d) { return d.info.strategy; })
       .def_property_readonly("budget_bytes",
                              [](const ScheduleDocument& d) { return d.info.budget_bytes; });
-  m.def("load_schedule", &LoadScheduleFile, py::arg("path"),
+  m.def("load_schedule", &LoadCheckedSchedule, py::arg("path"),
         "Reads a schedule file; InputError for a malformed one or one that breaks DESIGN §3.");
   m.def(
       "save_schedule",
       [](const Graph& g, const Schedule& s, const std::string& strategy,
          std::optional<int64_t> budget_bytes, const std::string& path) {
-        const SimulationResult sim = Simulate(g, s);
+        const SimulationResult sim = Simulate(g, Fitting(g, s));
         SaveScheduleFile(g, s,
                          {.strategy = strategy, .cost = sim.cost, .peak_bytes = sim.peak_bytes,
                           .budget_bytes = budget_bytes},
