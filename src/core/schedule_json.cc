@@ -2,6 +2,8 @@
 // nearly always a few runs of consecutive stages, so it is stored as [first, last] intervals.
 #include "core/schedule_json.h"
 
+#include <fmt/ranges.h>
+
 #include "core/file_io.h"
 #include "core/graph_json.h"
 #include "core/json_fields.h"
@@ -87,12 +89,22 @@ ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& so
   }
   Schedule schedule{MatrixFromIntervals(Field(doc, "R", root), n, root / "R"),
                     MatrixFromIntervals(Field(doc, "S", root), n, root / "S")};
+  // A schedule file is validated like a graph: R and S edited by hand must still satisfy
+  // frontier-advancing and correctness (DESIGN §3) before anything plans or runs from them.
+  const std::vector<std::string> problems = CheckSchedule(graph, schedule, 5);
+  if (!problems.empty()) {
+    (root / "R/S").Fail(fmt::format("the schedule breaks DESIGN §3: {}",
+                                    fmt::join(problems, "; ")));
+  }
   ScheduleInfo info;
   info.strategy = AsString(Field(doc, "strategy", root), root / "strategy");
   info.cost = AsDouble(Field(doc, "cost", root), root / "cost");
   info.peak_bytes = AsInt64(Field(doc, "peak_bytes", root), root / "peak_bytes");
   const json& budget = Field(doc, "budget_bytes", root);
-  if (!budget.is_null()) info.budget_bytes = AsInt64(budget, root / "budget_bytes");
+  if (!budget.is_null()) {
+    info.budget_bytes = AsInt64(budget, root / "budget_bytes");
+    if (*info.budget_bytes < 0) (root / "budget_bytes").Fail("must be >= 0");
+  }
   return {std::move(graph), std::move(schedule), std::move(info)};
 }
 

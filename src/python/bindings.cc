@@ -84,19 +84,6 @@ int32_t NodeId(const Graph& graph, int32_t id) {
   return id;
 }
 
-// A schedule file is validated like a graph: a hand-edited R or S that breaks DESIGN §3 is
-// bad input naming the file, not an internal error later.
-ScheduleDocument LoadCheckedSchedule(const std::string& path) {
-  ScheduleDocument document = LoadScheduleFile(path);
-  const std::vector<std::string> problems = CheckSchedule(document.graph, document.schedule, 5);
-  if (!problems.empty()) {
-    std::string message = path + ": invalid schedule:";
-    for (const std::string& p : problems) message += "\n  " + p;
-    throw InputError(message);
-  }
-  return document;
-}
-
 }  // namespace
 }  // namespace remat
 
@@ -296,7 +283,7 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("strategy", [](const ScheduleDocument& d) { return d.info.strategy; })
       .def_property_readonly("budget_bytes",
                              [](const ScheduleDocument& d) { return d.info.budget_bytes; });
-  m.def("load_schedule", &LoadCheckedSchedule, py::arg("path"),
+  m.def("load_schedule", &LoadScheduleFile, py::arg("path"),
         "Reads a schedule file; InputError for a malformed one or one that breaks DESIGN §3.");
   m.def(
       "save_schedule",

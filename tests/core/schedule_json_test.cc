@@ -43,5 +43,41 @@ TEST(ScheduleJsonTest, RejectsATamperedGraph) {
   EXPECT_THROW(ScheduleFromJson(text, "s.json"), InputError);
 }
 
+TEST(ScheduleJsonTest, RejectsHandEditedMatricesNamingTheFile) {
+  // Every value is held from the stage after it is computed, so R is the identity: each
+  // stage computes only its own node and reads held inputs. An S edited to hold nothing leaves
+  // stage 1 reading node 0, which is neither held nor recomputed: DESIGN §3 forbids it.
+  const Graph g = LinearGraph(2);
+  BitMatrix S(g.size(), g.size());
+  for (int32_t t = 1; t < g.size(); ++t) {
+    for (int32_t i = 0; i < t; ++i) S.Set(t, i);
+  }
+  const Schedule schedule = ScheduleFromCheckpoints(g, S);
+  const std::string text = ScheduleToJson(g, schedule, {.strategy = "x"});
+  EXPECT_NO_THROW(ScheduleFromJson(text, "s.json"));
+  std::string edited = text;
+  const size_t at = edited.find("\"S\":[");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = edited.find("],\"budget_bytes\"", at);
+  ASSERT_NE(end, std::string::npos);
+  std::string empty_rows = "\"S\":[";
+  for (int32_t i = 0; i < g.size(); ++i) empty_rows += i == 0 ? "[]" : ",[]";
+  edited.replace(at, end - at, empty_rows);
+  try {
+    ScheduleFromJson(edited, "s.json");
+    ADD_FAILURE() << "an S that holds nothing was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("DESIGN"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScheduleJsonTest, RejectsANegativeBudget) {
+  const Graph g = LinearGraph(2);
+  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
+  const std::string text = ScheduleToJson(g, schedule, {.strategy = "x", .budget_bytes = -5});
+  EXPECT_THROW(ScheduleFromJson(text, "s.json"), InputError);
+}
+
 }  // namespace
 }  // namespace remat
