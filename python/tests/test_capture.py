@@ -3,7 +3,6 @@
 import pytest
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 import remat
 from remat.torch.capture import capture

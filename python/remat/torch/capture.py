@@ -95,22 +95,15 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def _storages(value: Any) -> dict:
+    """The distinct storages of the tensors in ``value`` (a tensor or a tuple): bytes by key."""
+    return {StorageWeakRef(t.untyped_storage()): t.untyped_storage().nbytes()
+            for t in _tensors_in(value)}
+
+
 def storage_bytes(value: Any) -> int:
-    """Bytes of the distinct storages of the tensors in ``value`` (a tensor or a tuple)."""
-    seen: set = set()
-    total = 0
-    for t in _tensors_in(value):
-        storage = t.untyped_storage()
-        key = StorageWeakRef(storage)
-        if key in seen:
-            continue
-        seen.add(key)
-        total += storage.nbytes()
-    return total
-
-
-def _storages(value: Any) -> set:
-    return {StorageWeakRef(t.untyped_storage()) for t in _tensors_in(value)}
+    """Bytes of the distinct storages of the tensors in ``value``."""
+    return sum(_storages(value).values())
 
 
 def _fx_inputs(node: fx.Node) -> list[fx.Node]:
@@ -290,7 +283,7 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             # Storage identity of the fake values: an operation whose every output shares a
             # storage with its inputs is a view even when its schema does not say so.
             input_storages = set().union(*(_storages(a.meta.get("val")) for a in inputs_fx))
-            outs = _storages(val)
+            outs = _storages(val).keys()
             if outs and outs <= input_storages:
                 is_alias = True
             elif outs & input_storages:
