@@ -1,4 +1,4 @@
-// remat graph info | convert | linear.
+// remat graph info | convert | linear | random-layered.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 #include "core/graph_json.h"
 #include "core/training_graph.h"
 #include "strategies/checkpoint_all.h"
+#include "zoo/random_layered.h"
 
 namespace remat {
 namespace {
@@ -99,6 +100,38 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
     const Graph g = LinearGraph(*linear_n);
     SaveGraphFile(g, *linear_out);
     fmt::print("wrote {} ({} nodes, {} edges)\n", *linear_out, g.size(), g.edges().size());
+    exit_code = kExitOk;
+  });
+  auto random = std::make_shared<RandomLayeredOptions>();
+  auto random_out = std::make_shared<std::string>();
+  CLI::App* layered = graph->add_subcommand(
+      "random-layered", "write a seeded random layered DAG (unlabeled) for tests and benchmarks");
+  layered->add_option("--nodes", random->nodes, "number of nodes (default 1000)")
+      ->check(CLI::Range(1, 1000000));
+  layered->add_option("--width", random->width, "nodes per layer (default 10)")
+      ->check(CLI::Range(1, 1000000));
+  layered->add_option("--edges", random->edges,
+                      "expected number of edges (default 6000; at least one input per node "
+                      "outside the first layer)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  layered->add_option("--span", random->span,
+                      "an edge reaches back at most this many layers (default 3)")
+      ->check(CLI::Range(1, 1000000));
+  layered->add_option("--seed", random->seed, "random seed (default 1)");
+  layered->add_option("--min-cost", random->min_cost, "smallest node cost (default 1)")
+      ->check(CLI::Range(0, 1000000000));
+  layered->add_option("--max-cost", random->max_cost, "largest node cost (default 100)")
+      ->check(CLI::Range(0, 1000000000));
+  layered->add_option("--min-bytes", random->min_bytes,
+                      "smallest output size and the size step, bytes (default 1 MiB)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  layered->add_option("--max-bytes", random->max_bytes, "largest output size, bytes (default 64 MiB)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  layered->add_option("-o,--output", *random_out, "output file (remat JSON)")->required();
+  layered->callback([=, &exit_code] {
+    const Graph g = RandomLayeredGraph(*random);
+    SaveGraphFile(g, *random_out);
+    fmt::print("wrote {} ({} nodes, {} edges)\n", *random_out, g.size(), g.edges().size());
     exit_code = kExitOk;
   });
 }

@@ -11,11 +11,15 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.h"
+#include "strategies/best_heuristic.h"
+#include "strategies/eviction.h"
 #include "strategies/registry.h"
 
 namespace remat {
 namespace {
 
+// Heuristics that work on any DAG, then the solvers.
+const std::vector<std::string> kHeuristicNames = {"evict", "local-search"};
 const std::vector<std::string> kSolverNames = {"approx", "approx-randomized", "optimal"};
 
 std::string SizeNote(const OptimizerResult& r) {
@@ -42,6 +46,7 @@ StrategyRow FromOptimizer(const OptimizerResult& r, double seconds) {
 std::vector<std::string> StrategyNames() {
   std::vector<std::string> names;
   for (const StrategySpec& spec : BaselineStrategies()) names.push_back(spec.name);
+  names.insert(names.end(), kHeuristicNames.begin(), kHeuristicNames.end());
   names.insert(names.end(), kSolverNames.begin(), kSolverNames.end());
   return names;
 }
@@ -61,6 +66,15 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
     StrategyRow row;
     row.strategy = name;
     row.result = spec->run(graph, budget_bytes);
+    row.seconds = seconds();
+    return row;
+  }
+  if (name == "evict" || name == "local-search") {
+    StrategyRow row;
+    row.strategy = name;
+    row.result = name == "evict"
+                     ? Evict(graph, budget_bytes, {.time_limit_s = settings.time_limit_s})
+                     : BestHeuristic(graph, budget_bytes, {.time_limit_s = settings.time_limit_s});
     row.seconds = seconds();
     return row;
   }

@@ -1,0 +1,36 @@
+// The absence-gap lower bound: a small covering problem whose optimum bounds the cost of every
+// schedule under DESIGN §3 from below, at sizes where the Checkmate LP cannot be built
+// (proof in docs/solvers.md, "The absence-gap bound").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/graph.h"
+#include "solvers/solver_types.h"
+
+namespace remat {
+
+struct AbsenceBoundOptions {
+  double time_limit_s = 10;  // CBC's limit; the bound is CBC's proven dual bound when it stops
+  int32_t threads = 1;
+  bool verbose = false;
+};
+
+struct AbsenceBound {
+  // kOptimal: the covering problem was solved; kFeasible: stopped early, `cost` is its proven
+  // dual bound (still valid); kInfeasible: no schedule fits (a node and its inputs alone exceed
+  // the budget); kError: no bound (cost = the sum of node costs, which is always valid).
+  SolveStatus status = SolveStatus::kError;
+  double cost = 0;          // graph units: a lower bound on every schedule's cost
+  double solve_time_s = 0;
+  int32_t columns = 0;      // one binary per (value, use interval) that some memory row names
+  int32_t rows = 0;         // one covering row per stage whose frontier cut overflows
+  std::string message;
+};
+
+// For `budget_bytes` of activation memory. Never throws for solver trouble.
+AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
+                                  const AbsenceBoundOptions& options = {});
+
+}  // namespace remat

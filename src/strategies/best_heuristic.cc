@@ -1,0 +1,38 @@
+// Baselines and eviction, then local search on the winner, within one time limit.
+#include "strategies/best_heuristic.h"
+
+#include <chrono>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "strategies/eviction.h"
+#include "strategies/local_search.h"
+#include "strategies/registry.h"
+
+namespace remat {
+
+StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
+                             const BestHeuristicOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::optional<StrategyResult> best;
+  auto consider = [&](StrategyResult result) {
+    if (!best || IsBetter(result, *best)) best = std::move(result);
+  };
+  for (const StrategySpec& spec : BaselineStrategies()) {
+    if (spec.needs_training_structure && !graph.has_training_structure()) continue;
+    consider(spec.run(graph, budget_bytes));
+  }
+  // Eviction gets up to half of what is left; local search the rest.
+  consider(Evict(graph, budget_bytes, {.time_limit_s = (options.time_limit_s - elapsed()) / 2}));
+  StrategyResult result = std::move(*best);
+  result.parameters = fmt::format("from {} ({})", result.strategy, result.parameters);
+  result.strategy = "local-search";
+  return ImproveSchedule(graph, budget_bytes, std::move(result),
+                         {.time_limit_s = options.time_limit_s - elapsed()});
+}
+
+}  // namespace remat

@@ -1,0 +1,22 @@
+// The best schedule the heuristics find without a solver: every applicable baseline and the
+// eviction heuristic, then local improvement of the cheapest fitting one. It is the start
+// that `optimal` hands to CBC and the answer when no solver fits in the time.
+#pragma once
+
+#include <cstdint>
+
+#include "core/graph.h"
+#include "strategies/strategy.h"
+
+namespace remat {
+
+struct BestHeuristicOptions {
+  double time_limit_s = 60;  // the whole call: baselines, eviction and local search
+};
+
+// Strategy name "local-search"; its parameters name the schedule it started from. When nothing
+// fits, the result is the smallest-peak schedule found (status over budget).
+StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
+                             const BestHeuristicOptions& options = {});
+
+}  // namespace remat

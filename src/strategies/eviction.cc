@@ -1,0 +1,236 @@
+// Eviction over the simulator's stage peaks. A value's "uses" are the stages that must see it
+// present: its own, its readers', and those where an evicted consumer is recomputed from it.
+// Evicting u across stage k empties S for u between the last use before k and the first use
+// after it (b); R-from-S then recomputes u at b. Every input of u is made to be held into b,
+// so the recomputation costs exactly cost(u) when it is planned, and nothing cascades.
+#include "strategies/eviction.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/plan.h"
+#include "core/recompute.h"
+#include "core/simulator.h"
+#include "strategies/checkpoints.h"
+
+namespace remat {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Candidate {
+  int32_t value = -1;
+  int32_t from = 0;         // last use before the stage: S is emptied on (from, to]
+  int32_t to = 0;           // next use, where the value is recomputed
+  int64_t freed_bytes = 0;  // bytes removed from the fullest stage
+  double cost = 0;          // the recomputation at `to`: the value and inputs recomputed with it
+  double score = 0;
+  std::vector<int32_t> pins;        // inputs to hold into `to` from their last presence
+  std::vector<int32_t> recomputed;  // inputs recomputed at `to` with the value
+};
+
+class EvictionPass {
+ public:
+  EvictionPass(const Graph& graph, int64_t budget_bytes, EvictionScore score, int32_t depth,
+               Clock::time_point deadline)
+      : g_(graph), n_(graph.size()), budget_(budget_bytes), score_(score), depth_(depth),
+        deadline_(deadline),
+        uses_(n_) {
+    for (int32_t u = 0; u < n_; ++u) {
+      uses_[u].insert(u);
+      uses_[u].insert(g_.succs(u).begin(), g_.succs(u).end());
+    }
+  }
+
+  // Returns the final schedule and the number of evictions.
+  std::pair<Schedule, int32_t> Run() {
+    Schedule schedule = ScheduleKeeping(g_, std::vector<bool>(n_, true));
+    int32_t evictions = 0;
+    while (Clock::now() < deadline_) {
+      const Plan plan = BuildPlan(g_, schedule);
+      const SimulationResult sim = Simulate(g_, plan);
+      if (sim.peak_bytes <= budget_) break;
+      const std::optional<Candidate> best = Choose(schedule, plan, sim);
+      if (!best) break;  // nothing live at the peak is there only because it is held
+      Apply(schedule, *best);
+      ++evictions;
+    }
+    return {std::move(schedule), evictions};
+  }
+
+ private:
+  // At the first allocation that reaches the peak (node i in stage k): values live there only
+  // because they are held into stage k+1, their reads in stage k (if any) being over.
+  std::optional<Candidate> Choose(const Schedule& s, const Plan& plan,
+                                  const SimulationResult& sim) const {
+    size_t at = 0;
+    while (sim.live_bytes_after_op[at] != sim.peak_bytes || plan[at].kind != OpKind::kAllocate) ++at;
+    const int32_t k = plan[at].stage, i = plan[at].node;
+    if (k + 1 >= n_) return std::nullopt;
+    std::vector<char> live(n_, 0);
+    for (size_t op = 0; op <= at; ++op) {
+      if (plan[op].kind == OpKind::kAllocate) live[plan[op].node] = 1;
+      if (plan[op].kind == OpKind::kFree) live[plan[op].node] = 0;
+    }
+    std::vector<int32_t> last_read(n_, -1);
+    for (int32_t v : s.R.RowOnes(k)) {
+      for (int32_t u : g_.preds(v)) last_read[u] = v;
+    }
+    std::optional<Candidate> best;
+    auto consider = [&](Candidate c) {
+      if (c.freed_bytes <= 0) return;
+      c.score = Score(c);
+      if (!best || c.score < best->score || (c.score == best->score && c.value < best->value)) {
+        best = c;
+      }
+    };
+    for (int32_t u = 0; u < n_; ++u) {
+      if (!live[u] || u == i) continue;
+      if (s.S.Get(k + 1, u) && last_read[u] < i) {
+        // Held into k+1 but done in stage k: stop holding it until its next use after k.
+        const auto next = uses_[u].upper_bound(k);
+        if (next == uses_[u].end()) continue;  // held past its last use: never the case
+        Candidate c{.value = u, .from = *std::prev(next), .to = *next,
+                    .freed_bytes = g_.node(u).bytes, .cost = g_.node(u).cost};
+        // Inputs not held into `to` are held there from their last presence, unless that new
+        // hold covers the peak: then they are recomputed at `to` too (a few levels deep).
+        std::vector<char> planned(n_, 0);
+        auto expand = [&](auto&& self, int32_t v, int32_t depth) -> void {
+          for (int32_t p : g_.preds(v)) {
+            if (s.S.Get(c.to, p) || planned[p]) continue;
+            planned[p] = 1;
+            const int32_t last = LastPresence(s.R, s.S, p, c.to);
+            const bool covers_peak =
+                !live[p] && (last < k || (last == k && (s.S.Get(k, p) || p < i)));
+            if (covers_peak && depth < depth_) {
+              c.cost += g_.node(p).cost;
+              c.recomputed.push_back(p);
+              self(self, p, depth + 1);
+            } else {
+              if (covers_peak) c.freed_bytes -= g_.node(p).bytes;
+              c.pins.push_back(p);
+            }
+          }
+        };
+        expand(expand, u, 0);
+        consider(c);
+      } else if (u > i && s.S.Get(k, u) && last_read[u] > i) {
+        // Held into stage k only to be read after the peak: recompute it there, at its own
+        // position, from inputs held into k (those not live at the peak add their bytes).
+        const auto use = uses_[u].lower_bound(k);
+        if (use == uses_[u].end() || *use != k) continue;
+        Candidate c{.value = u, .from = *std::prev(use), .to = k, .freed_bytes = g_.node(u).bytes,
+                    .cost = g_.node(u).cost};
+        for (int32_t p : g_.preds(u)) {
+          if (s.S.Get(k, p)) continue;
+          if (!live[p]) c.freed_bytes -= g_.node(p).bytes;
+          c.pins.push_back(p);
+        }
+        consider(c);
+      }
+    }
+    return best;
+  }
+
+  double Score(const Candidate& c) const {
+    const double cost = c.cost;
+    const double bytes = static_cast<double>(c.freed_bytes);
+    const double distance = static_cast<double>(c.to - c.from);
+    switch (score_) {
+      case EvictionScore::kDtr: return cost / (bytes * distance);
+      case EvictionScore::kCostPerByte: return cost / bytes;
+      case EvictionScore::kFarthestUse: return -distance - bytes * 1e-30;
+      case EvictionScore::kLargest: return -bytes;
+    }
+    return 0;
+  }
+
+  // The last stage before `before` in which p is computed or held.
+  static int32_t LastPresence(const BitMatrix& R, const BitMatrix& S, int32_t p, int32_t before) {
+    for (int32_t k = before - 1; k > p; --k) {
+      if (R.Get(k, p) || S.Get(k, p)) return k;
+    }
+    return p;
+  }
+
+  void Apply(Schedule& s, const Candidate& c) {
+    BitMatrix S = s.S;
+    for (int32_t k = c.from + 1; k <= c.to; ++k) S.Set(k, c.value, false);
+    for (int32_t p : c.pins) {
+      for (int32_t k = LastPresence(s.R, S, p, c.to) + 1; k <= c.to; ++k) S.Set(k, p);
+    }
+    // Every input of a value recomputed at `to` is present there from now on.
+    for (int32_t v : c.recomputed) uses_[v].insert(c.to);
+    uses_[c.value].insert(c.to);
+    for (int32_t v : c.recomputed) {
+      for (int32_t p : g_.preds(v)) uses_[p].insert(c.to);
+    }
+    for (int32_t p : g_.preds(c.value)) uses_[p].insert(c.to);
+    s = ScheduleFromCheckpoints(g_, std::move(S));
+  }
+
+  const Graph& g_;
+  const int32_t n_;
+  const int64_t budget_;
+  const EvictionScore score_;
+  const int32_t depth_;  // levels of inputs an eviction may recompute along with the value
+  const Clock::time_point deadline_;
+  std::vector<std::set<int32_t>> uses_;
+};
+
+}  // namespace
+
+const char* EvictionScoreName(EvictionScore score) {
+  switch (score) {
+    case EvictionScore::kDtr: return "dtr";
+    case EvictionScore::kCostPerByte: return "cost-per-byte";
+    case EvictionScore::kFarthestUse: return "farthest-use";
+    case EvictionScore::kLargest: return "largest";
+  }
+  return "?";
+}
+
+const std::vector<EvictionScore>& AllEvictionScores() {
+  static const std::vector<EvictionScore> all = {EvictionScore::kDtr, EvictionScore::kCostPerByte,
+                                                 EvictionScore::kFarthestUse,
+                                                 EvictionScore::kLargest};
+  return all;
+}
+
+StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore score,
+                         int32_t depth, const EvictionOptions& options) {
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.time_limit_s));
+  auto [schedule, evictions] = EvictionPass(graph, budget_bytes, score, depth, deadline).Run();
+  return EvaluateSchedule(graph, "evict", std::move(schedule), budget_bytes,
+                          fmt::format("rule {}, depth {}, {} evictions{}",
+                                      EvictionScoreName(score), depth, evictions,
+                                      Clock::now() >= deadline ? " (time limit)" : ""));
+}
+
+StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
+  const auto start = Clock::now();
+  std::optional<StrategyResult> best;
+  std::vector<std::pair<EvictionScore, int32_t>> passes;
+  for (int32_t depth : {0, 2}) {
+    for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, depth);
+  }
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const double left = options.time_limit_s -
+                        std::chrono::duration<double>(Clock::now() - start).count();
+    if (best && left <= 0) break;
+    // Each remaining pass gets an equal share of the time that is left.
+    StrategyResult result = EvictOnce(graph, budget_bytes, passes[i].first, passes[i].second,
+                                      {.time_limit_s = std::max(0.0, left) /
+                                                       static_cast<double>(passes.size() - i)});
+    if (!best || IsBetter(result, *best)) best = std::move(result);
+  }
+  return *best;
+}
+
+}  // namespace remat

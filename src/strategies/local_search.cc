@@ -1,0 +1,147 @@
+// Hill climbing over S. A recomputation of v in stage t whose previous presence is stage t0 is
+// replaced by holding v through stages t0+1..t ("add a hold"); if that overflows a stage, the
+// cheapest hold live through that stage may be given up in exchange ("swap"). Each candidate is
+// rebuilt with the R-from-S rule and simulated; only fitting, cheaper schedules are kept.
+#include "strategies/local_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/recompute.h"
+#include "core/simulator.h"
+
+namespace remat {
+namespace {
+
+struct Gap {
+  int32_t value;
+  int32_t from;  // last stage before the recomputation in which the value is present
+  int32_t to;    // the stage that recomputes it
+};
+
+// Every recomputation, with the last earlier stage in which the value was present.
+std::vector<Gap> Recomputations(const Schedule& s) {
+  const int32_t n = s.stages();
+  std::vector<int32_t> last_present(n, -1);
+  std::vector<Gap> gaps;
+  for (int32_t t = 0; t < n; ++t) {
+    for (int32_t v : s.R.RowOnes(t)) {
+      if (v < t && !s.S.Get(t, v) && last_present[v] >= 0) gaps.push_back({v, last_present[v], t});
+    }
+    for (int32_t v : s.R.RowOnes(t)) last_present[v] = t;
+    for (int32_t v : s.S.RowOnes(t)) last_present[v] = t;
+  }
+  return gaps;
+}
+
+class Search {
+ public:
+  Search(const Graph& graph, int64_t budget_bytes, StrategyResult start, double time_limit_s)
+      : g_(graph), budget_(budget_bytes), best_(std::move(start)),
+        deadline_(std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(time_limit_s))) {
+    sim_ = Simulate(g_, best_.schedule);
+  }
+
+  StrategyResult Run() {
+    const double start_cost = best_.cost;
+    for (bool improved = true; improved && !TimeUp();) {
+      improved = false;
+      std::vector<Gap> gaps = Recomputations(best_.schedule);
+      // Dearest recomputation first; shorter holds first among equals.
+      std::stable_sort(gaps.begin(), gaps.end(), [&](const Gap& a, const Gap& b) {
+        const double ca = g_.node(a.value).cost, cb = g_.node(b.value).cost;
+        if (ca != cb) return ca > cb;
+        return a.to - a.from < b.to - b.from;
+      });
+      for (const Gap& gap : gaps) {
+        if (TimeUp()) break;
+        if (!best_.schedule.R.Get(gap.to, gap.value)) continue;  // removed by an earlier move
+        if (TryHold(gap)) improved = true;
+      }
+    }
+    best_.parameters += fmt::format("; local search: {} holds added, {} swaps, cost {:.6g} -> {:.6g}",
+                                    holds_, swaps_, start_cost, best_.cost);
+    return std::move(best_);
+  }
+
+ private:
+  bool TimeUp() const { return std::chrono::steady_clock::now() > deadline_; }
+
+  // Holds gap.value through stages from+1..to; on overflow, tries giving up one hold.
+  bool TryHold(const Gap& gap) {
+    const int64_t bytes = g_.node(gap.value).bytes;
+    // Stages strictly inside the gap grow by exactly the value's bytes (nothing there reads
+    // it), so their simulated peaks tell which stage would overflow.
+    int32_t worst = -1;
+    int64_t overflow = 0;
+    for (int32_t k = gap.from + 1; k < gap.to; ++k) {
+      const int64_t over = sim_.stage_peak_bytes[k] + bytes - budget_;
+      if (over > overflow) {
+        overflow = over;
+        worst = k;
+      }
+    }
+    BitMatrix S = best_.schedule.S;
+    for (int32_t k = gap.from + 1; k <= gap.to; ++k) S.Set(k, gap.value);
+    if (worst < 0 && Accept(S)) {
+      ++holds_;
+      return true;
+    }
+    if (worst < 0) return false;
+    // Swap: give up the run of stages during which a cheaper value is held through `worst`.
+    std::vector<std::pair<double, int32_t>> victims;
+    for (int32_t w : best_.schedule.S.RowOnes(worst)) {
+      if (w == gap.value || g_.node(w).bytes < overflow) continue;
+      if (g_.node(w).cost >= g_.node(gap.value).cost) continue;
+      victims.emplace_back(g_.node(w).cost, w);
+    }
+    std::sort(victims.begin(), victims.end());
+    if (victims.size() > 4) victims.resize(4);
+    for (const auto& [cost, w] : victims) {
+      BitMatrix trial = S;
+      int32_t k = worst;
+      while (k > w && trial.Get(k, w)) trial.Set(k--, w, false);
+      for (k = worst + 1; k < g_.size() && trial.Get(k, w); ++k) trial.Set(k, w, false);
+      if (Accept(trial)) {
+        ++swaps_;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Accept(BitMatrix S) {
+    Schedule schedule = ScheduleFromCheckpoints(g_, std::move(S));
+    SimulationResult sim = Simulate(g_, schedule);
+    if (sim.peak_bytes > budget_ || sim.cost >= best_.cost) return false;
+    best_.schedule = std::move(schedule);
+    best_.cost = sim.cost;
+    best_.peak_bytes = sim.peak_bytes;
+    sim_ = std::move(sim);
+    return true;
+  }
+
+  const Graph& g_;
+  const int64_t budget_;
+  StrategyResult best_;
+  std::chrono::steady_clock::time_point deadline_;
+  SimulationResult sim_;
+  int32_t holds_ = 0;
+  int32_t swaps_ = 0;
+};
+
+}  // namespace
+
+StrategyResult ImproveSchedule(const Graph& graph, int64_t budget_bytes, StrategyResult start,
+                               const LocalSearchOptions& options) {
+  if (start.status != FitStatus::kFits) return start;
+  return Search(graph, budget_bytes, std::move(start), options.time_limit_s).Run();
+}
+
+}  // namespace remat
