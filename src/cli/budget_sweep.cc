@@ -9,6 +9,7 @@
 #include "core/sizes.h"
 #include "core/graph_json.h"
 #include "solvers/checkmate_solver.h"
+#include "solvers/lower_bound.h"
 
 namespace remat {
 namespace {
@@ -96,12 +97,12 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
     const std::string where =
         fmt::format("at {} (budget {}/{})", FormatBytes(point.budget_bytes), b + 1, budgets.size());
     if (lower_bound) {
-      progress.Start("LP bound " + where);
-      const LowerBound lp =
-          LpLowerBound(graph, point.budget_bytes, {.time_limit_s = settings.time_limit_s});
-      point.lower_bound_status = SolveStatusName(lp.status);
-      point.lower_bound_seconds = lp.solve_time_s;
-      if (lp.status == SolveStatus::kOptimal) point.lower_bound = lp.cost;
+      progress.Start("lower bound " + where);
+      const BestBound best = BestLowerBound(
+          graph, point.budget_bytes, {.time_limit_s = settings.time_limit_s, .threads = settings.threads});
+      point.lower_bound_status = SolveStatusName(best.status);
+      point.lower_bound_seconds = best.seconds;
+      if (best.status == SolveStatus::kOptimal) point.lower_bound = best.cost;
       progress.Finish();
     } else {
       point.lower_bound_status = "skipped";

@@ -19,6 +19,7 @@
 #include "core/errors.h"
 #include "core/training_graph.h"
 #include "solvers/checkmate_solver.h"
+#include "solvers/lower_bound.h"
 #include "strategies/registry.h"
 #include "zoo/devices.h"
 #include "zoo/fixed_memory.h"
@@ -175,13 +176,14 @@ class MaxBatchSearch {
       probe.reason += fmt::format("; proven: lower bound {:.3f}x", *row.own_bound / c.total_cost);
       return probe;
     }
-    const LowerBound lp = LpLowerBound(*c.graph, c.budget_bytes, {.time_limit_s = settings_.time_limit_s});
-    if (lp.status == SolveStatus::kInfeasible) {
-      probe.reason += "; proven: the LP relaxation is infeasible";
+    const BestBound best = BestLowerBound(
+        *c.graph, c.budget_bytes, {.time_limit_s = settings_.time_limit_s, .threads = settings_.threads});
+    if (best.status == SolveStatus::kInfeasible) {
+      probe.reason += fmt::format("; proven: {} shows no schedule fits", best.source);
       return probe;
     }
-    if (lp.status == SolveStatus::kOptimal && lp.cost > cap) {
-      probe.reason += fmt::format("; proven: LP bound {:.3f}x", lp.cost / c.total_cost);
+    if (best.cost > cap) {
+      probe.reason += fmt::format("; proven: {} bound {:.3f}x", best.source, best.cost / c.total_cost);
       return probe;
     }
     probe.outcome = Outcome::kUndecided;

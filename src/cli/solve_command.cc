@@ -16,6 +16,7 @@
 #include "core/graph_json.h"
 #include "core/schedule_json.h"
 #include "solvers/checkmate_solver.h"
+#include "solvers/lower_bound.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -74,14 +75,18 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
 
   std::optional<double> bound;
   std::string bound_note;
+  std::string bound_source;
   if (options.lower_bound) {
-    const LowerBound lp = LpLowerBound(graph, budget_bytes, {.time_limit_s = settings.time_limit_s});
-    if (lp.status == SolveStatus::kOptimal) {
-      bound = lp.cost;
-      bound_note = fmt::format("{:.6g} (LP relaxation, {:.2f} s)", lp.cost, lp.solve_time_s);
+    const BestBound best = BestLowerBound(
+        graph, budget_bytes,
+        {.time_limit_s = settings.time_limit_s, .threads = settings.threads, .verbose = settings.verbose});
+    if (best.status == SolveStatus::kInfeasible) {
+      bound_note = fmt::format("none: no schedule fits ({}: {})", best.source, best.note);
     } else {
-      bound_note = fmt::format("none: LP {}{}", SolveStatusName(lp.status),
-                               lp.message.empty() ? "" : " (" + lp.message + ")");
+      bound = best.cost;
+      bound_source = best.source;
+      bound_note = fmt::format("{:.6g} ({}; {}; {:.2f} s)", best.cost, best.source, best.note,
+                               best.seconds);
     }
   }
   std::vector<StrategyRow> rows;
@@ -110,6 +115,7 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
         {"no_remat_peak_bytes", no_remat.peak_bytes},
         {"min_peak_lower_bound_bytes", min_peak},
         {"lower_bound_cost", bound ? nlohmann::json(*bound) : nlohmann::json(nullptr)},
+        {"lower_bound_source", bound ? nlohmann::json(bound_source) : nlohmann::json(nullptr)},
         {"solver", {{"time_limit_s", settings.time_limit_s}, {"threads", settings.threads},
                     {"relative_gap", settings.relative_gap}, {"seed", settings.seed},
                     {"eps", settings.eps}, {"rounds", settings.rounds}}},
@@ -195,7 +201,8 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 100000));
   solve->add_flag("!--no-mip-start", options->solver.mip_start,
                   "optimal: do not seed CBC with the cheapest fitting baseline");
-  solve->add_flag("!--no-lower-bound", options->lower_bound, "skip the LP lower bound");
+  solve->add_flag("!--no-lower-bound", options->lower_bound,
+                  "skip the lower bound (absence-gap and LP relaxation)");
   solve->add_flag("--verbose", options->solver.verbose, "solver logs on stderr");
   solve->add_flag("--quiet", options->quiet, "no progress line on stderr");
   solve->add_flag("--json", options->json, "machine-readable output");

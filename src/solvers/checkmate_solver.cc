@@ -1,6 +1,8 @@
 // Optimal schedules from the Checkmate MILP and the LP lower bound.
 #include "solvers/checkmate_solver.h"
 
+#include <chrono>
+#include <climits>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -9,22 +11,12 @@
 #include "core/recompute.h"
 #include "solvers/cbc_mip.h"
 #include "solvers/clp_lp.h"
-#include "strategies/registry.h"
+#include "solvers/absence_bound.h"
+#include "solvers/lower_bound.h"
+#include "strategies/best_heuristic.h"
 
 namespace remat {
 namespace {
-
-// The cheapest baseline that fits, as the MIP start; nullopt when none fits.
-std::optional<StrategyResult> BestBaseline(const Graph& graph, int64_t budget_bytes) {
-  std::optional<StrategyResult> best;
-  for (const StrategySpec& spec : BaselineStrategies()) {
-    if (spec.needs_training_structure && !graph.has_training_structure()) continue;
-    StrategyResult result = spec.run(graph, budget_bytes);
-    if (result.status != FitStatus::kFits) continue;
-    if (!best || IsBetter(result, *best)) best = std::move(result);
-  }
-  return best;
-}
 
 }  // namespace
 
@@ -43,35 +35,86 @@ StrategyResult DecodeSchedule(const Graph& graph, const CheckmateModel& model,
 
 OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                              const OptimalOptions& options) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return options.mip.time_limit_s -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
   OptimizerResult result;
   result.strategy = "optimal";
+  if (MinimumPeakLowerBound(graph) > budget_bytes) {
+    result.status = SolveStatus::kInfeasible;
+    result.message = "some node and its inputs alone exceed the budget";
+    return result;
+  }
+  // The start: the best heuristic schedule, found in a quarter of the time at most.
+  std::optional<StrategyResult> heuristic;
+  if (options.mip_start) {
+    heuristic = BestHeuristic(graph, budget_bytes,
+                              {.time_limit_s = std::min(30.0, options.mip.time_limit_s / 4)});
+    if (heuristic->status != FitStatus::kFits) heuristic.reset();
+  }
+  const int64_t columns = EstimateCheckmateColumns(graph);
+  if (!LpFitsTime(columns, left())) {
+    // The MILP cannot even be built and solved in the time: answer with the start, bounded.
+    result.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
+    const AbsenceBound bound = AbsenceGapLowerBound(
+        graph, budget_bytes, {.time_limit_s = std::max(1.0, left()), .threads = options.mip.threads});
+    if (bound.status == SolveStatus::kInfeasible) {
+      result.status = SolveStatus::kInfeasible;
+      result.message = bound.message;
+      return result;
+    }
+    result.message = fmt::format("MILP skipped: about {} columns, too many for {:.0f} s; the best "
+                                 "heuristic schedule is returned",
+                                 columns, std::max(0.0, options.mip.time_limit_s));
+    if (bound.status == SolveStatus::kOptimal || bound.status == SolveStatus::kFeasible) {
+      result.lower_bound = bound.cost;
+    }
+    if (!heuristic) {
+      result.status = SolveStatus::kTimeLimitNoSolution;
+      return result;
+    }
+    result.status = SolveStatus::kFeasible;
+    result.start = fmt::format("local-search (cost {:.6g})", heuristic->cost);
+    heuristic->parameters = "MILP skipped; " + heuristic->parameters;
+    heuristic->strategy = "optimal";
+    result.schedule = std::move(heuristic);
+    return result;
+  }
   CheckmateModelOptions model_options = options.model;
   model_options.integer = true;
   const CheckmateModel model = BuildCheckmateModel(graph, budget_bytes, model_options);
   result.full_size = model.full_size;
   result.size = model.size;
-
-  if (model.proven_infeasible || MinimumPeakLowerBound(graph) > budget_bytes) {
+  if (model.proven_infeasible) {
     result.status = SolveStatus::kInfeasible;
     result.message = "some node and its inputs alone exceed the budget";
     return result;
   }
   std::vector<double> start;
-  if (options.mip_start) {
-    if (const auto baseline = BestBaseline(graph, budget_bytes)) {
-      std::vector<double> values = model.Assignment(graph, baseline->schedule);
-      if (model.lp.MaxViolation(values) <= 1e-6) {
-        start = std::move(values);
-        result.start = fmt::format("{} (cost {:.6g})", baseline->strategy, baseline->cost);
-      }
+  if (heuristic) {
+    std::vector<double> values = model.Assignment(graph, heuristic->schedule);
+    if (model.lp.MaxViolation(values) <= 1e-6) {
+      start = std::move(values);
+      result.start = fmt::format("local-search (cost {:.6g})", heuristic->cost);
     }
   }
-  const SolverOutput out = SolveMipWithCbc(model.lp, start, options.mip);
+  MipOptions mip = options.mip;
+  mip.time_limit_s = std::max(0.5, left());  // model building and the start count
+  const SolverOutput out = SolveMipWithCbc(model.lp, start, mip);
   result.status = out.status;
   result.solve_time_s = out.seconds;
   result.message = out.message;
   if (std::isfinite(out.bound)) result.lower_bound = std::max(0.0, model.CostOf(out.bound));
-  if (out.values.empty()) return result;
+  if (out.values.empty()) {
+    if (heuristic) {  // CBC found nothing in the time: the start is still a valid answer
+      result.status = SolveStatus::kFeasible;
+      heuristic->strategy = "optimal";
+      result.schedule = std::move(heuristic);
+    }
+    return result;
+  }
   StrategyResult decoded =
       DecodeSchedule(graph, model, out.values, 0.5, budget_bytes, "optimal",
                      fmt::format("CBC {}, {} nodes, {:.1f} s", SolveStatusName(out.status),
@@ -84,6 +127,10 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   // The rebuilt R is never more expensive than the solver's, so its cost can only be lower.
   if (result.status == SolveStatus::kOptimal) {
     result.lower_bound = std::min(result.lower_bound, decoded.cost);
+  }
+  if (heuristic && heuristic->cost < decoded.cost) {  // CBC did not keep the start
+    heuristic->strategy = "optimal";
+    decoded = std::move(*heuristic);
   }
   result.schedule = std::move(decoded);
   return result;

@@ -30,10 +30,12 @@ struct OptimizerResult {
 struct OptimalOptions {
   MipOptions mip;
   CheckmateModelOptions model;
-  bool mip_start = true;    // seed CBC with the cheapest fitting baseline
+  bool mip_start = true;    // seed CBC with the best heuristic schedule (BestHeuristic)
 };
 
-// Minimum-cost schedule within `budget_bytes`. Throws InternalError if a decoded solution
+// Minimum-cost schedule within `budget_bytes`. mip.time_limit_s bounds the whole call (the
+// start, model building and CBC). When the model is too large for that time (LpFitsTime), the
+// MILP is skipped and the start comes back as `feasible` with the absence-gap bound. Throws InternalError if a decoded solution
 // simulates over the budget (a bug, never a result).
 OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                              const OptimalOptions& options = {});

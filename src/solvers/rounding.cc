@@ -1,7 +1,9 @@
 // Deterministic and randomized rounding of the LP relaxation (DESIGN §5, paper §5).
 #include "solvers/rounding.h"
 
+#include <algorithm>
 #include <cmath>
+#include <climits>
 #include <random>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include "core/errors.h"
 #include "core/recompute.h"
 #include "solvers/clp_lp.h"
+#include "solvers/lower_bound.h"
 
 namespace remat {
 namespace {
@@ -24,6 +27,16 @@ Relaxation SolveRelaxation(const Graph& graph, int64_t budget_bytes, double eps,
     throw InputError(fmt::format("rounding allowance eps must be in [0, 1), got {}", eps));
   }
   const auto reduced = static_cast<int64_t>(std::floor((1.0 - eps) * static_cast<double>(budget_bytes)));
+  const int64_t columns = EstimateCheckmateColumns(graph);
+  if (!LpFitsTime(columns, options.time_limit_s)) {
+    Relaxation skipped;
+    skipped.out.status = SolveStatus::kTimeLimitNoSolution;
+    skipped.out.message = fmt::format("LP skipped: its model has about {} columns, too many for "
+                                      "{:.0f} s",
+                                      columns, options.time_limit_s);
+    skipped.model.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
+    return skipped;
+  }
   Relaxation relaxation{BuildCheckmateModel(graph, reduced, {.integer = false}), {}};
   if (relaxation.model.proven_infeasible) {
     relaxation.out.status = SolveStatus::kInfeasible;
