@@ -156,12 +156,13 @@ TEST_F(CliTest, StructureStrategiesRefuseUnlabeledDags) {
   const auto all = RunRemat("solve --graph " + std::string(REMAT_TEST_DATA) +
                             "/unlabeled_dag.json --budget 100% --json");
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  // checkpoint-all and the three solver strategies apply; Chen and Griewank do not.
+  // checkpoint-all, the two any-DAG heuristics and the three solvers apply; Chen and Griewank
+  // do not.
   std::vector<std::string> names;
   const json doc = json::parse(all.out);
   for (const auto& row : doc["results"]) names.push_back(row["strategy"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint-all", "approx", "approx-randomized",
-                                             "optimal"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint-all", "evict", "local-search", "approx",
+                                             "approx-randomized", "optimal"}));
 }
 
 }  // namespace

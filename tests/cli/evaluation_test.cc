@@ -214,8 +214,8 @@ TEST_F(EvaluationTest, SweepCsvHasOneLinePerBudgetAndStrategy) {
   std::string line;
   std::vector<std::string> lines;
   while (std::getline(in, line)) lines.push_back(line);
-  // A header, then 2 budgets (3 and 10 B) x the ten strategies of a training graph ('all').
-  ASSERT_EQ(lines.size(), 1u + 2 * 10);
+  // A header, then 2 budgets (3 and 10 B) x the twelve strategies of a training graph ('all').
+  ASSERT_EQ(lines.size(), 1u + 2 * 12);
   EXPECT_EQ(lines[0].rfind("budget_bytes,budget_fraction_of_no_remat_peak,strategy,status", 0), 0u);
   // The second budget starts with checkpoint-all, which fits its own peak at overhead 1; the
   // lower bound was skipped, so its column and the gap are empty.
