@@ -219,8 +219,8 @@ TEST_F(EvaluationTest, SweepCsvHasOneLinePerBudgetAndStrategy) {
   EXPECT_EQ(lines[0].rfind("budget_bytes,budget_fraction_of_no_remat_peak,strategy,status", 0), 0u);
   // The second budget starts with checkpoint-all, which fits its own peak at overhead 1; the
   // lower bound was skipped, so its column and the gap are empty.
-  EXPECT_EQ(lines[11].rfind("10,1,checkpoint-all,fits,,17,1,10,,,", 0), 0u) << lines[11];
-  EXPECT_EQ(lines[20].rfind("10,1,optimal,fits,optimal,17,1,10,,,", 0), 0u) << lines[20];
+  EXPECT_EQ(lines[13].rfind("10,1,checkpoint-all,fits,,17,1,10,,,", 0), 0u) << lines[13];
+  EXPECT_EQ(lines[24].rfind("10,1,optimal,fits,optimal,17,1,10,,,", 0), 0u) << lines[24];
 }
 
 TEST_F(EvaluationTest, SweepPlotsSvgAndPngWithOneDataRowPerBudget) {
