@@ -50,28 +50,102 @@ class EvictionPass {
   // Returns the final schedule and the number of evictions.
   std::pair<Schedule, int32_t> Run() {
     Schedule schedule = ScheduleKeeping(g_, std::vector<bool>(n_, true));
+    Plan plan = BuildPlan(g_, schedule);
+    SimulationResult sim = Simulate(g_, plan);
+    int64_t excess = Excess(sim);
     int32_t evictions = 0;
-    while (Clock::now() < deadline_) {
-      const Plan plan = BuildPlan(g_, schedule);
-      const SimulationResult sim = Simulate(g_, plan);
-      if (sim.peak_bytes <= budget_) break;
-      const std::optional<Candidate> best = Choose(schedule, plan, sim);
-      if (!best) break;  // nothing live at the peak is there only because it is held
-      Apply(schedule, *best);
+    while (excess > 0 && Clock::now() < deadline_) {
+      // Each candidate is simulated; the one that removes the most overflow per unit of added
+      // cost wins (the rule's score only ranks them). The peak allocation comes first; when
+      // nothing there helps, all its candidates, then the peaks of other overflowing stages.
+      struct Trial {
+        Schedule schedule;
+        Plan plan;
+        SimulationResult sim;
+        int64_t excess;
+        double ratio;
+        Candidate candidate;
+      };
+      std::optional<Trial> best;
+      for (size_t at : PeakAllocations(plan, sim)) {
+        std::vector<Candidate> candidates = Candidates(schedule, plan, at);
+        std::stable_sort(candidates.begin(), candidates.end(),
+                         [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
+        for (size_t c = 0; c < std::min(candidates.size(), kMaxTrials); ++c) {
+          if (best && c >= kTrials) break;
+          if (Clock::now() >= deadline_) break;
+          Schedule trial = ScheduleFromCheckpoints(g_, Modified(schedule, candidates[c]));
+          Plan trial_plan = BuildPlan(g_, trial);
+          SimulationResult trial_sim = Simulate(g_, trial_plan);
+          const int64_t trial_excess = Excess(trial_sim);
+          // Progress: a lower peak, or the same peak with less overflow elsewhere.
+          if (trial_sim.peak_bytes > sim.peak_bytes ||
+              (trial_sim.peak_bytes == sim.peak_bytes && trial_excess >= excess)) {
+            continue;
+          }
+          const double ratio = std::max(0.0, trial_sim.cost - sim.cost) /
+                               static_cast<double>(std::max<int64_t>(
+                                   sim.peak_bytes - trial_sim.peak_bytes, excess - trial_excess));
+          if (!best || ratio < best->ratio) {
+            best = Trial{std::move(trial), std::move(trial_plan), std::move(trial_sim),
+                         trial_excess, ratio, candidates[c]};
+          }
+        }
+        if (best) break;
+      }
+      if (!best) break;  // nothing live at the peak can go without making things worse
+      Commit(best->candidate);
+      schedule = std::move(best->schedule);
+      plan = std::move(best->plan);
+      sim = std::move(best->sim);
+      excess = best->excess;
       ++evictions;
     }
     return {std::move(schedule), evictions};
   }
 
  private:
+  static constexpr size_t kTrials = 8;      // candidates simulated per eviction
+  static constexpr size_t kMaxTrials = 48;  // when none of the first kTrials helps
+  static constexpr size_t kMaxStages = 6;   // overflowing stages looked at per eviction
+
+  // The first allocation reaching each overflowing stage's peak, fullest stage first.
+  std::vector<size_t> PeakAllocations(const Plan& plan, const SimulationResult& sim) const {
+    std::vector<int64_t> stage_max(n_, -1);
+    std::vector<size_t> stage_at(n_, 0);
+    for (size_t op = 0; op < plan.size(); ++op) {
+      if (plan[op].kind != OpKind::kAllocate) continue;
+      const int32_t k = plan[op].stage;
+      if (sim.live_bytes_after_op[op] > stage_max[k]) {
+        stage_max[k] = sim.live_bytes_after_op[op];
+        stage_at[k] = op;
+      }
+    }
+    std::vector<int32_t> stages;
+    for (int32_t k = 0; k < n_; ++k) {
+      if (stage_max[k] > budget_) stages.push_back(k);
+    }
+    std::stable_sort(stages.begin(), stages.end(),
+                     [&](int32_t a, int32_t b) { return stage_max[a] > stage_max[b]; });
+    if (stages.size() > kMaxStages) stages.resize(kMaxStages);
+    std::vector<size_t> out;
+    for (int32_t k : stages) out.push_back(stage_at[k]);
+    return out;
+  }
+
+  // Bytes over the budget, summed over stages (0 when the schedule fits).
+  int64_t Excess(const SimulationResult& sim) const {
+    int64_t excess = 0;
+    for (int64_t peak : sim.stage_peak_bytes) excess += std::max<int64_t>(0, peak - budget_);
+    return std::max<int64_t>(excess, sim.peak_bytes > budget_ ? 1 : 0);
+  }
+
   // At the first allocation that reaches the peak (node i in stage k): values live there only
   // because they are held into stage k+1, their reads in stage k (if any) being over.
-  std::optional<Candidate> Choose(const Schedule& s, const Plan& plan,
-                                  const SimulationResult& sim) const {
-    size_t at = 0;
-    while (sim.live_bytes_after_op[at] != sim.peak_bytes || plan[at].kind != OpKind::kAllocate) ++at;
+  std::vector<Candidate> Candidates(const Schedule& s, const Plan& plan, size_t at) const {
     const int32_t k = plan[at].stage, i = plan[at].node;
-    if (k + 1 >= n_) return std::nullopt;
+    std::vector<Candidate> out;
+    if (k + 1 >= n_) return out;
     std::vector<char> live(n_, 0);
     for (size_t op = 0; op <= at; ++op) {
       if (plan[op].kind == OpKind::kAllocate) live[plan[op].node] = 1;
@@ -81,13 +155,10 @@ class EvictionPass {
     for (int32_t v : s.R.RowOnes(k)) {
       for (int32_t u : g_.preds(v)) last_read[u] = v;
     }
-    std::optional<Candidate> best;
     auto consider = [&](Candidate c) {
       if (c.freed_bytes <= 0) return;
       c.score = Score(c);
-      if (!best || c.score < best->score || (c.score == best->score && c.value < best->value)) {
-        best = c;
-      }
+      out.push_back(std::move(c));
     };
     for (int32_t u = 0; u < n_; ++u) {
       if (!live[u] || u == i) continue;
@@ -95,22 +166,23 @@ class EvictionPass {
         // Held into k+1 but done in stage k: stop holding it until its next use after k.
         const auto next = uses_[u].upper_bound(k);
         if (next == uses_[u].end()) continue;  // held past its last use: never the case
+        for (int32_t depth : {0, depth_}) {
         Candidate c{.value = u, .from = *std::prev(next), .to = *next,
                     .freed_bytes = g_.node(u).bytes, .cost = g_.node(u).cost};
         // Inputs not held into `to` are held there from their last presence, unless that new
         // hold covers the peak: then they are recomputed at `to` too (a few levels deep).
         std::vector<char> planned(n_, 0);
-        auto expand = [&](auto&& self, int32_t v, int32_t depth) -> void {
+        auto expand = [&](auto&& self, int32_t v, int32_t level) -> void {
           for (int32_t p : g_.preds(v)) {
             if (s.S.Get(c.to, p) || planned[p]) continue;
             planned[p] = 1;
             const int32_t last = LastPresence(s.R, s.S, p, c.to);
             const bool covers_peak =
                 !live[p] && (last < k || (last == k && (s.S.Get(k, p) || p < i)));
-            if (covers_peak && depth < depth_) {
+            if (covers_peak && level < depth) {
               c.cost += g_.node(p).cost;
               c.recomputed.push_back(p);
-              self(self, p, depth + 1);
+              self(self, p, level + 1);
             } else {
               if (covers_peak) c.freed_bytes -= g_.node(p).bytes;
               c.pins.push_back(p);
@@ -119,6 +191,8 @@ class EvictionPass {
         };
         expand(expand, u, 0);
         consider(c);
+        if (depth_ == 0) break;
+        }
       } else if (u > i && s.S.Get(k, u) && last_read[u] > i) {
         // Held into stage k only to be read after the peak: recompute it there, at its own
         // position, from inputs held into k (those not live at the peak add their bytes).
@@ -134,7 +208,7 @@ class EvictionPass {
         consider(c);
       }
     }
-    return best;
+    return out;
   }
 
   double Score(const Candidate& c) const {
@@ -158,20 +232,24 @@ class EvictionPass {
     return p;
   }
 
-  void Apply(Schedule& s, const Candidate& c) {
+  // S with the eviction applied (uses_ unchanged until Commit).
+  BitMatrix Modified(const Schedule& s, const Candidate& c) const {
     BitMatrix S = s.S;
     for (int32_t k = c.from + 1; k <= c.to; ++k) S.Set(k, c.value, false);
     for (int32_t p : c.pins) {
       for (int32_t k = LastPresence(s.R, S, p, c.to) + 1; k <= c.to; ++k) S.Set(k, p);
     }
-    // Every input of a value recomputed at `to` is present there from now on.
-    for (int32_t v : c.recomputed) uses_[v].insert(c.to);
+    return S;
+  }
+
+  // Every value recomputed at `to`, and every input of one, is present there from now on.
+  void Commit(const Candidate& c) {
     uses_[c.value].insert(c.to);
+    for (int32_t p : g_.preds(c.value)) uses_[p].insert(c.to);
     for (int32_t v : c.recomputed) {
+      uses_[v].insert(c.to);
       for (int32_t p : g_.preds(v)) uses_[p].insert(c.to);
     }
-    for (int32_t p : g_.preds(c.value)) uses_[p].insert(c.to);
-    s = ScheduleFromCheckpoints(g_, std::move(S));
   }
 
   const Graph& g_;
@@ -217,9 +295,7 @@ StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOpt
   const auto start = Clock::now();
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;
-  for (int32_t depth : {0, 2}) {
-    for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, depth);
-  }
+  for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, 3);
   for (size_t i = 0; i < passes.size(); ++i) {
     const double left = options.time_limit_s -
                         std::chrono::duration<double>(Clock::now() - start).count();

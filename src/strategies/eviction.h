@@ -33,13 +33,15 @@ struct EvictionOptions {
 
 // One pass with one rule. An input of the evicted value that is not held where the value is
 // recomputed is held there from its last presence, or, when that hold would cover the peak
-// and `depth` allows, recomputed with the value (so are its inputs, up to `depth` levels).
-// Evicts until the simulated peak is at most `budget_bytes` or no
+// and `depth` allows, recomputed with the value (so are its inputs, up to `depth` levels); with
+// depth > 0 both variants are candidates. The rule ranks the candidates at the peak; the best
+// few are simulated and the one that removes the most overflow (summed over stages) per unit
+// of added cost is applied. Evicts until the simulated peak is at most `budget_bytes` or no
 // eviction helps the fullest stage (the result is then over budget) or time runs out.
 StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore score,
                          int32_t depth, const EvictionOptions& options = {});
 
-// The best pass over every rule at depths 0 and 2: the cheapest fitting result, or the smallest peak when none
+// The best pass over every rule at depth 3: the cheapest fitting result, or the smallest peak when none
 // fits. Strategy name "evict".
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options = {});
 

@@ -15,9 +15,9 @@
 namespace remat {
 namespace {
 
-std::vector<Graph> RandomGraphs() {
+std::vector<Graph> RandomGraphs(uint32_t seeds = 100) {
   std::vector<Graph> graphs;
-  for (uint32_t seed = 0; seed < 100; ++seed) {
+  for (uint32_t seed = 0; seed < seeds; ++seed) {
     graphs.push_back(testing::RandomTrainingGraph(seed, 2 + static_cast<int32_t>(seed % 25)));
     graphs.push_back(testing::RandomUnlabeledDag(seed, 3 + static_cast<int32_t>(seed % 30),
                                                  0.1 + 0.05 * (seed % 6)));
@@ -26,10 +26,10 @@ std::vector<Graph> RandomGraphs() {
 }
 
 // Every pass returns a valid schedule whose reported cost, peak and status are the
-// simulator's. 200 graphs x 4 budgets x 4 rules x 2 depths.
+// simulator's. 100 graphs x 4 budgets x 4 rules x 2 depths.
 TEST(EvictionTest, EveryPassIsValidAndSimulated) {
   int32_t fitting = 0;
-  for (const Graph& g : RandomGraphs()) {
+  for (const Graph& g : RandomGraphs(50)) {
     const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
     const int64_t floor = MinimumPeakLowerBound(g);
     for (double f : {0.0, 0.3, 0.6, 0.9}) {
@@ -49,7 +49,7 @@ TEST(EvictionTest, EveryPassIsValidAndSimulated) {
       }
     }
   }
-  EXPECT_GT(fitting, 3000);  // most passes fit: the heuristic does its job on small graphs
+  EXPECT_GT(fitting, 1600);  // most of the 3200 passes fit: it does its job on small graphs
 }
 
 // With room for everything nothing is evicted: the no-rematerialization cost.
