@@ -2,6 +2,7 @@
 #include "solvers/rounding.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <climits>
 #include <random>
@@ -37,12 +38,17 @@ Relaxation SolveRelaxation(const Graph& graph, int64_t budget_bytes, double eps,
     skipped.model.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
     return skipped;
   }
+  const auto begin = std::chrono::steady_clock::now();
   Relaxation relaxation{BuildCheckmateModel(graph, reduced, {.integer = false}), {}};
   if (relaxation.model.proven_infeasible) {
     relaxation.out.status = SolveStatus::kInfeasible;
     relaxation.out.message = "some node and its inputs alone exceed the reduced budget";
   } else {
-    relaxation.out = SolveLpWithClp(relaxation.model.lp, options);
+    LpOptions lp = options;  // building the model counts against the limit
+    lp.time_limit_s = std::max(0.1, options.time_limit_s -
+                                        std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - begin).count());
+    relaxation.out = SolveLpWithClp(relaxation.model.lp, lp);
   }
   return relaxation;
 }
