@@ -107,9 +107,10 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
     } else {
       point.lower_bound_status = "skipped";
     }
+    SharedWork shared;  // the roundings solve their LP once per budget
     for (const std::string& name : strategies) {
       progress.Start(name + " " + where);
-      point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, quiet));
+      point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, quiet, &shared));
       progress.Finish();
     }
     points.push_back(std::move(point));

@@ -90,7 +90,10 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
     }
   }
   std::vector<StrategyRow> rows;
-  for (const std::string& name : names) rows.push_back(RunStrategy(name, graph, budget_bytes, settings));
+  SharedWork shared;  // the roundings solve their LP once
+  for (const std::string& name : names) {
+    rows.push_back(RunStrategy(name, graph, budget_bytes, settings, &shared));
+  }
   const bool any_fits = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.fits(); });
   const std::string below_minimum =
       budget_bytes < min_peak

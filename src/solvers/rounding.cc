@@ -17,41 +17,10 @@
 namespace remat {
 namespace {
 
-struct Relaxation {
-  CheckmateModel model;
-  SolverOutput out;
-};
-
-Relaxation SolveRelaxation(const Graph& graph, int64_t budget_bytes, double eps,
-                           const LpOptions& options) {
-  if (!(eps >= 0 && eps < 1)) {
-    throw InputError(fmt::format("rounding allowance eps must be in [0, 1), got {}", eps));
-  }
-  const auto reduced = static_cast<int64_t>(std::floor((1.0 - eps) * static_cast<double>(budget_bytes)));
-  const int64_t columns = EstimateCheckmateColumns(graph);
-  if (!LpFitsTime(columns, options.time_limit_s)) {
-    Relaxation skipped;
-    skipped.out.status = SolveStatus::kTimeLimitNoSolution;
-    skipped.out.message = fmt::format("LP skipped: its model has about {} columns, too many for "
-                                      "{:.0f} s",
-                                      columns, options.time_limit_s);
-    skipped.model.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
-    return skipped;
-  }
-  const auto begin = std::chrono::steady_clock::now();
-  Relaxation relaxation{BuildCheckmateModel(graph, reduced, {.integer = false}), {}};
-  if (relaxation.model.proven_infeasible) {
-    relaxation.out.status = SolveStatus::kInfeasible;
-    relaxation.out.message = "some node and its inputs alone exceed the reduced budget";
-  } else {
-    LpOptions lp = options;  // building the model counts against the limit
-    lp.time_limit_s = std::max(0.1, options.time_limit_s -
-                                        std::chrono::duration<double>(
-                                            std::chrono::steady_clock::now() - begin).count());
-    relaxation.out = SolveLpWithClp(relaxation.model.lp, lp);
-  }
-  return relaxation;
-}
+// The given relaxation when it was solved for this budget and eps, else a new solve.
+std::shared_ptr<const Relaxation> Shared(const Graph& graph, int64_t budget_bytes, double eps,
+                                         const LpOptions& lp,
+                                         const std::shared_ptr<const Relaxation>& given);
 
 // An infeasible LP at the reduced budget proves nothing about the budget itself: rounding
 // then has no solution, which is not the proof `infeasible` stands for.
@@ -84,11 +53,57 @@ void Finish(OptimizerResult& result) {
   }
 }
 
+std::shared_ptr<const Relaxation> Shared(const Graph& graph, int64_t budget_bytes, double eps,
+                                         const LpOptions& lp,
+                                         const std::shared_ptr<const Relaxation>& given) {
+  if (given && given->budget_bytes == budget_bytes && given->eps == eps &&
+      given->model.stages() == graph.size()) {
+    return given;
+  }
+  return SolveRelaxation(graph, budget_bytes, eps, lp);
+}
+
 }  // namespace
+
+std::shared_ptr<const Relaxation> SolveRelaxation(const Graph& graph, int64_t budget_bytes,
+                                                  double eps, const LpOptions& options) {
+  if (!(eps >= 0 && eps < 1)) {
+    throw InputError(fmt::format("rounding allowance eps must be in [0, 1), got {}", eps));
+  }
+  const auto reduced = static_cast<int64_t>(std::floor((1.0 - eps) * static_cast<double>(budget_bytes)));
+  const int64_t columns = EstimateCheckmateColumns(graph);
+  if (!LpFitsTime(columns, options.time_limit_s)) {
+    auto skipped = std::make_shared<Relaxation>();
+    skipped->budget_bytes = budget_bytes;
+    skipped->eps = eps;
+    skipped->out.status = SolveStatus::kTimeLimitNoSolution;
+    skipped->out.message = fmt::format("LP skipped: its model has about {} columns, too many for "
+                                      "{:.0f} s",
+                                      columns, options.time_limit_s);
+    skipped->model.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
+    return skipped;
+  }
+  const auto begin = std::chrono::steady_clock::now();
+  auto relaxation = std::make_shared<Relaxation>(
+      Relaxation{budget_bytes, eps, BuildCheckmateModel(graph, reduced, {.integer = false}), {}});
+  if (relaxation->model.proven_infeasible) {
+    relaxation->out.status = SolveStatus::kInfeasible;
+    relaxation->out.message = "some node and its inputs alone exceed the reduced budget";
+  } else {
+    LpOptions lp = options;  // building the model counts against the limit
+    lp.time_limit_s = std::max(0.1, options.time_limit_s -
+                                        std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - begin).count());
+    relaxation->out = SolveLpWithClp(relaxation->model.lp, lp);
+  }
+  return relaxation;
+}
 
 OptimizerResult SolveApproxDeterministic(const Graph& graph, int64_t budget_bytes,
                                          const RoundingOptions& options) {
-  const Relaxation relaxation = SolveRelaxation(graph, budget_bytes, options.eps, options.lp);
+  const std::shared_ptr<const Relaxation> shared = Shared(graph, budget_bytes, options.eps,
+                                                          options.lp, options.relaxation);
+  const Relaxation& relaxation = *shared;
   OptimizerResult result = Empty("approx", relaxation);
   if (relaxation.out.status != SolveStatus::kOptimal) {
     if (relaxation.out.status == SolveStatus::kInfeasible) {
@@ -108,7 +123,9 @@ OptimizerResult SolveApproxDeterministic(const Graph& graph, int64_t budget_byte
 
 OptimizerResult SolveApproxRandomized(const Graph& graph, int64_t budget_bytes,
                                       const RandomizedRoundingOptions& options) {
-  const Relaxation relaxation = SolveRelaxation(graph, budget_bytes, options.eps, options.lp);
+  const std::shared_ptr<const Relaxation> shared = Shared(graph, budget_bytes, options.eps,
+                                                          options.lp, options.relaxation);
+  const Relaxation& relaxation = *shared;
   OptimizerResult result = Empty("approx-randomized", relaxation);
   if (relaxation.out.status != SolveStatus::kOptimal) return result;
   const CheckmateModel& model = relaxation.model;

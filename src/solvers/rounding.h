@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/graph.h"
@@ -10,10 +11,25 @@
 
 namespace remat {
 
+// The LP relaxation at (1 - eps) of a budget: solved once per budget and shared by both
+// roundings (a skipped or failed solve is shared too, so it is not retried).
+struct Relaxation {
+  int64_t budget_bytes = 0;  // the full budget it was solved for
+  double eps = 0;
+  CheckmateModel model;
+  SolverOutput out;
+};
+
+// `options.time_limit_s` bounds model building and the solve; a model estimated too big for
+// it is skipped (status time_limit_no_solution, with the reason in the message).
+std::shared_ptr<const Relaxation> SolveRelaxation(const Graph& graph, int64_t budget_bytes,
+                                                  double eps, const LpOptions& options);
+
 struct RoundingOptions {
   double eps = 0.1;  // the LP sees (1 - eps) * budget, leaving room for rounding
   std::vector<double> thresholds = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
   LpOptions lp;
+  std::shared_ptr<const Relaxation> relaxation;  // reused when it matches budget and eps
 };
 
 // Two-phase deterministic rounding: S = [S* >= theta] for each theta.
@@ -25,6 +41,7 @@ struct RandomizedRoundingOptions {
   int32_t rounds = 20;
   uint32_t seed = 1;
   LpOptions lp;
+  std::shared_ptr<const Relaxation> relaxation;  // reused when it matches budget and eps
 };
 
 // Randomized rounding: S = 1 with probability S*, best of `rounds` seeded draws.

@@ -57,7 +57,7 @@ bool NeedsTrainingStructure(const std::string& name) {
 }
 
 StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
-                        const SolverSettings& settings) {
+                        const SolverSettings& settings, SharedWork* shared) {
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -79,17 +79,22 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
     return row;
   }
   const LpOptions lp{.time_limit_s = settings.time_limit_s, .verbose = settings.verbose};
-  if (name == "approx") {
-    const OptimizerResult r = SolveApproxDeterministic(graph, budget_bytes,
-                                                       {.eps = settings.eps, .lp = lp});
-    return FromOptimizer(r, seconds());
-  }
-  if (name == "approx-randomized") {
-    const OptimizerResult r = SolveApproxRandomized(
-        graph, budget_bytes,
-        {.eps = settings.eps, .rounds = settings.rounds,
-         .seed = static_cast<uint32_t>(settings.seed), .lp = lp});
-    return FromOptimizer(r, seconds());
+  if (name == "approx" || name == "approx-randomized") {
+    const bool reused = shared != nullptr && shared->relaxation != nullptr;
+    std::shared_ptr<const Relaxation> relaxation =
+        reused ? shared->relaxation : SolveRelaxation(graph, budget_bytes, settings.eps, lp);
+    if (shared != nullptr) shared->relaxation = relaxation;
+    const OptimizerResult r =
+        name == "approx"
+            ? SolveApproxDeterministic(graph, budget_bytes,
+                                       {.eps = settings.eps, .lp = lp, .relaxation = relaxation})
+            : SolveApproxRandomized(graph, budget_bytes,
+                                    {.eps = settings.eps, .rounds = settings.rounds,
+                                     .seed = static_cast<uint32_t>(settings.seed), .lp = lp,
+                                     .relaxation = relaxation});
+    StrategyRow row = FromOptimizer(r, seconds());
+    if (reused) row.note = "LP shared with the other rounding; " + row.note;
+    return row;
   }
   if (name == "optimal") {
     MipOptions mip{.time_limit_s = settings.time_limit_s,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,9 +41,16 @@ struct StrategyRow {
 std::vector<std::string> StrategyNames();
 // True for names that need a training graph (forward/loss/backward labels).
 bool NeedsTrainingStructure(const std::string& name);
-// Throws UsageError naming the choices when `name` is unknown.
+// Work that strategies at one budget share: the LP relaxation both roundings use, solved by
+// whichever runs first. Use one per (graph, budget).
+struct SharedWork {
+  std::shared_ptr<const Relaxation> relaxation;
+};
+
+// Throws UsageError naming the choices when `name` is unknown. `settings.time_limit_s` bounds
+// the strategy's whole work.
 StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
-                        const SolverSettings& settings);
+                        const SolverSettings& settings, SharedWork* shared = nullptr);
 
 // Parses "all" or a comma-separated list; "all" keeps only strategies that apply to the graph.
 std::vector<std::string> ParseStrategyList(const std::string& list, const Graph& graph);
