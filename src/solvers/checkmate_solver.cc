@@ -56,7 +56,8 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   if (options.mip_start || !milp_fits) {
     const double share = milp_fits ? std::min(30.0, options.mip.time_limit_s / 4)
                                    : options.mip.time_limit_s * 0.9;
-    heuristic = BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
+    heuristic = options.heuristic ? *options.heuristic
+                                  : BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
     if (heuristic->status != FitStatus::kFits) heuristic.reset();
   }
   if (!milp_fits || !LpFitsTime(columns, left())) {

@@ -31,6 +31,8 @@ struct OptimalOptions {
   MipOptions mip;
   CheckmateModelOptions model;
   bool mip_start = true;    // seed CBC with the best heuristic schedule (BestHeuristic)
+  // A BestHeuristic result for the same graph and budget, computed earlier (used as is).
+  std::optional<StrategyResult> heuristic;
 };
 
 // Minimum-cost schedule within `budget_bytes`. mip.time_limit_s bounds the whole call (the

@@ -72,9 +72,16 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
   if (name == "evict" || name == "local-search") {
     StrategyRow row;
     row.strategy = name;
-    row.result = name == "evict"
-                     ? Evict(graph, budget_bytes, {.time_limit_s = settings.time_limit_s})
-                     : BestHeuristic(graph, budget_bytes, {.time_limit_s = settings.time_limit_s});
+    if (name == "evict") {
+      row.result = Evict(graph, budget_bytes, {.time_limit_s = settings.time_limit_s});
+      if (shared != nullptr) shared->evicted = row.result;
+    } else {
+      row.result = BestHeuristic(
+          graph, budget_bytes,
+          {.time_limit_s = settings.time_limit_s,
+           .evicted = shared != nullptr ? shared->evicted : std::nullopt});
+      if (shared != nullptr) shared->heuristic = row.result;
+    }
     row.seconds = seconds();
     return row;
   }
@@ -116,7 +123,9 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
         std::fflush(stderr);
       };
     }
-    const OptimizerResult r = SolveOptimal(graph, budget_bytes, {.mip = mip, .mip_start = settings.mip_start});
+    OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start};
+    if (shared != nullptr) optimal.heuristic = shared->heuristic;
+    const OptimizerResult r = SolveOptimal(graph, budget_bytes, optimal);
     if (settings.progress && r.solve_time_s >= 1.0) fmt::print(stderr, "\n");
     StrategyRow row = FromOptimizer(r, seconds());
     if (r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible) {

@@ -41,10 +41,13 @@ struct StrategyRow {
 std::vector<std::string> StrategyNames();
 // True for names that need a training graph (forward/loss/backward labels).
 bool NeedsTrainingStructure(const std::string& name);
-// Work that strategies at one budget share: the LP relaxation both roundings use, solved by
-// whichever runs first. Use one per (graph, budget).
+// Work that strategies at one budget share, done by whichever runs first: the LP relaxation
+// both roundings use, and the heuristics' schedules that later ones start from. Use one per
+// (graph, budget, settings).
 struct SharedWork {
   std::shared_ptr<const Relaxation> relaxation;
+  std::optional<StrategyResult> evicted;     // evict's result, reused by local-search
+  std::optional<StrategyResult> heuristic;   // local-search's result, reused by optimal
 };
 
 // Throws UsageError naming the choices when `name` is unknown. `settings.time_limit_s` bounds

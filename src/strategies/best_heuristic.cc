@@ -26,8 +26,10 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
     if (spec.needs_training_structure && !graph.has_training_structure()) continue;
     consider(spec.run(graph, budget_bytes));
   }
-  // Eviction gets up to half of what is left; local search the rest.
-  consider(Evict(graph, budget_bytes, {.time_limit_s = (options.time_limit_s - elapsed()) / 2}));
+  // Eviction gets up to three quarters of what is left; local search the rest.
+  consider(options.evicted ? *options.evicted
+                           : Evict(graph, budget_bytes,
+                                   {.time_limit_s = (options.time_limit_s - elapsed()) * 0.75}));
   StrategyResult result = std::move(*best);
   result.parameters = fmt::format("from {} ({})", result.strategy, result.parameters);
   result.strategy = "local-search";

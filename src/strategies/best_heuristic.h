@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/graph.h"
 #include "strategies/strategy.h"
@@ -12,6 +13,9 @@ namespace remat {
 
 struct BestHeuristicOptions {
   double time_limit_s = 60;  // the whole call: baselines, eviction and local search
+  // An `evict` result for the same graph and budget, computed earlier: it is used instead of
+  // running the eviction heuristic again.
+  std::optional<StrategyResult> evicted;
 };
 
 // Strategy name "local-search"; its parameters name the schedule it started from. When nothing
