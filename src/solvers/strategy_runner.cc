@@ -87,7 +87,9 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
   }
   const LpOptions lp{.time_limit_s = settings.time_limit_s, .verbose = settings.verbose};
   if (name == "approx" || name == "approx-randomized") {
-    const bool reused = shared != nullptr && shared->relaxation != nullptr;
+    const bool reused = shared != nullptr && shared->relaxation != nullptr &&
+                        shared->relaxation->budget_bytes == budget_bytes &&
+                        shared->relaxation->eps == settings.eps;
     std::shared_ptr<const Relaxation> relaxation =
         reused ? shared->relaxation : SolveRelaxation(graph, budget_bytes, settings.eps, lp);
     if (shared != nullptr) shared->relaxation = relaxation;

@@ -1,0 +1,62 @@
+// The strategy runner: work shared between strategies at one budget gives the same answers,
+// and `optimal` answers with its heuristic start when its MILP cannot fit the time.
+#include "solvers/strategy_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "solvers/lower_bound.h"
+#include "strategies/checkpoint_all.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+int64_t MiddleBudget(const Graph& g) {
+  const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
+  return (MinimumPeakLowerBound(g) + peak) / 2;
+}
+
+TEST(StrategyRunnerTest, RoundingsShareOneLpAndAgreeWithSeparateSolves) {
+  const Graph g = testing::RandomTrainingGraph(5, 8);
+  const int64_t budget = MiddleBudget(g);
+  const SolverSettings settings{.time_limit_s = 30};
+  SharedWork shared;
+  const StrategyRow a = RunStrategy("approx", g, budget, settings, &shared);
+  ASSERT_NE(shared.relaxation, nullptr);
+  const StrategyRow r = RunStrategy("approx-randomized", g, budget, settings, &shared);
+  EXPECT_NE(r.note.find("LP shared"), std::string::npos) << r.note;
+  const StrategyRow alone = RunStrategy("approx-randomized", g, budget, settings);
+  EXPECT_EQ(alone.note.find("LP shared"), std::string::npos);
+  ASSERT_EQ(r.result.has_value(), alone.result.has_value());
+  if (r.result) EXPECT_DOUBLE_EQ(r.result->cost, alone.result->cost);
+  // A relaxation for another budget is not reused.
+  SharedWork other{.relaxation = shared.relaxation};
+  const StrategyRow b = RunStrategy("approx", g, budget + 1, settings, &other);
+  EXPECT_EQ(b.note.find("LP shared"), std::string::npos);
+  ASSERT_TRUE(a.result.has_value());
+}
+
+// 61 nodes: the MILP has about 9,000 columns, more than LpFitsTime allows for 1.5 s, so
+// optimal returns local-search's schedule, feasible, with the absence-gap bound below it.
+TEST(StrategyRunnerTest, OptimalReturnsItsStartWhenTheMilpCannotFit) {
+  const Graph g = testing::RandomTrainingGraph(11, 30);
+  ASSERT_FALSE(LpFitsTime(EstimateCheckmateColumns(g), 1.5));
+  const int64_t budget = MiddleBudget(g);
+  SharedWork shared;
+  const SolverSettings settings{.time_limit_s = 2};
+  const StrategyRow heuristic = RunStrategy("local-search", g, budget, settings, &shared);
+  ASSERT_TRUE(heuristic.fits());
+  const StrategyRow row = RunStrategy("optimal", g, budget, settings, &shared);
+  ASSERT_TRUE(row.fits()) << row.note;
+  EXPECT_EQ(row.solver_status, "feasible");
+  EXPECT_NE(row.note.find("MILP skipped"), std::string::npos) << row.note;
+  EXPECT_DOUBLE_EQ(row.result->cost, heuristic.result->cost);  // the shared start, as is
+  ASSERT_TRUE(row.own_bound.has_value());
+  EXPECT_GE(*row.own_bound, g.total_cost() - 1e-9);
+  EXPECT_LE(*row.own_bound, row.result->cost + 1e-6);
+}
+
+}  // namespace
+}  // namespace remat
