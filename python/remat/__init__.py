@@ -13,6 +13,7 @@ from remat._core import (  # noqa: F401  (re-exported API)
     ScheduleDocument,
     SimulationResult,
     StrategyRow,
+    best_lower_bound,
     build_plan,
     check_schedule,
     format_bytes,
@@ -38,7 +39,7 @@ from remat.errors import (  # noqa: F401
 
 __all__ = [
     "Graph", "Node", "NodeKind", "Schedule", "ScheduleDocument", "SimulationResult",
-    "StrategyRow", "build_plan", "check_schedule", "format_bytes", "load_schedule",
+    "StrategyRow", "best_lower_bound", "build_plan", "check_schedule", "format_bytes", "load_schedule",
     "lp_lower_bound", "minimum_peak_lower_bound", "resolve_size", "run_strategy",
     "save_schedule", "simulate", "strategy_names",
     "Error", "InputError", "UsageError", "InternalError", "CaptureError", "UnknownOpError",

@@ -74,6 +74,17 @@ def test_optimal_never_beats_the_lp_bound_and_fits():
     bound = remat.lp_lower_bound(graph, 12, time_limit_s=20)
     assert row.fits and row.peak_bytes <= 12
     assert bound.status == "optimal" and bound.cost <= row.cost + 1e-9
+    best = remat.best_lower_bound(graph, 12, time_limit_s=20)
+    assert best.status == "optimal" and bound.cost - 1e-9 <= best.cost <= row.cost + 1e-9
+    assert best.source in ("LP relaxation", "absence-gap", "sum of node costs")
+
+
+def test_any_dag_heuristics_fit_and_stay_above_the_best_bound():
+    graph = chain(8)
+    for name in ("evict", "local-search"):
+        row = remat.run_strategy(name, graph, 8, time_limit_s=5)
+        assert row.fits and row.peak_bytes <= 8, name
+        assert remat.best_lower_bound(graph, 8).cost <= row.cost + 1e-9
 
 
 def test_schedule_file_round_trip(tmp_path):

@@ -19,6 +19,7 @@
 #include "core/simulator.h"
 #include "core/sizes.h"
 #include "solvers/checkmate_solver.h"
+#include "solvers/lower_bound.h"
 #include "solvers/strategy_runner.h"
 
 namespace py = pybind11;
@@ -276,6 +277,26 @@ PYBIND11_MODULE(_core, m) {
       py::arg("graph"), py::arg("budget_bytes"), py::kw_only(), py::arg("time_limit_s") = 60.0,
       py::call_guard<py::gil_scoped_release>(),
       "The LP relaxation at the full budget: a lower bound on every schedule's cost.");
+
+  py::class_<BestBound>(m, "BestBound")
+      .def_property_readonly("status", [](const BestBound& b) { return SolveStatusName(b.status); })
+      .def_readonly("cost", &BestBound::cost)
+      .def_readonly("source", &BestBound::source)
+      .def_readonly("note", &BestBound::note)
+      .def_readonly("seconds", &BestBound::seconds);
+  m.def(
+      "best_lower_bound",
+      [](const Graph& graph, int64_t budget_bytes, double time_limit_s, int32_t threads) {
+        if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
+        if (threads < 1) throw UsageError("threads must be >= 1");
+        if (budget_bytes < 0) throw UsageError("budget_bytes must be >= 0");
+        return BestLowerBound(graph, budget_bytes, {.time_limit_s = time_limit_s, .threads = threads});
+      },
+      py::arg("graph"), py::arg("budget_bytes"), py::kw_only(), py::arg("time_limit_s") = 60.0,
+      py::arg("threads") = 1, py::call_guard<py::gil_scoped_release>(),
+      "The best valid lower bound that fits the time: the absence-gap bound, and the LP "
+      "relaxation when its model is small enough (status 'infeasible' proves that no schedule "
+      "fits).");
 
   py::class_<ScheduleDocument>(m, "ScheduleDocument")
       .def_readonly("graph", &ScheduleDocument::graph)

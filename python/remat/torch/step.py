@@ -254,12 +254,13 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             f"the schedule peaks at {_core.format_bytes(simulated.peak_bytes)}, over the "
             f"activation budget {_core.format_bytes(budget_bytes)}")
     # CBC's proven bound already includes its root LP; other strategies, and a CBC run
-    # stopped before it proved anything (bound 0), get the LP relaxation's bound.
+    # stopped before it proved anything (bound 0), get the best bound that fits the time
+    # (absence-gap, and the LP relaxation where its model is small enough).
     bound = own_bound if own_bound else None
     if lower_bound and bound is None and budget_bytes is not None:
-        lp = _core.lp_lower_bound(graph, budget_bytes, time_limit_s=limit)
-        if lp.status == "optimal":
-            bound = lp.cost
+        best = _core.best_lower_bound(graph, budget_bytes, time_limit_s=limit, threads=threads)
+        if best.status == "optimal":
+            bound = best.cost
     plan = Plan(strategy=name, status=status, cost=simulated.cost, no_remat_cost=no_remat.cost,
                 overhead=_ratio(simulated.cost, no_remat.cost),
                 predicted_peak_bytes=simulated.peak_bytes,
