@@ -18,7 +18,7 @@ for m in "${models[@]}"; do
   case $m in
     rl*) "$remat" graph random-layered --seed "${m#rl}" -o "$tmp/$m.json" > /dev/null
          src=(--graph "$tmp/$m.json"); strategies=checkpoint-all,evict,local-search,optimal ;;
-    densenet121) src=(--onnx tests/onnx/data/densenet121.onnx); strategies=$strategies_training ;;
+    densenet121) src=(--onnx tests/onnx/data/densenet121.onnx --batch 32); strategies=$strategies_training ;;
     *) src=(--model "$m"); strategies=$strategies_training ;;
   esac
   for f in 50 60 70 80 90; do

@@ -54,7 +54,9 @@ class EvictionPass {
     SimulationResult sim = Simulate(g_, plan);
     int64_t excess = Excess(sim);
     int32_t evictions = 0;
-    while (excess > 0 && Clock::now() < deadline_) {
+    int64_t best_peak = sim.peak_bytes;
+    int32_t stalled = 0;  // evictions since the peak last fell
+    while (excess > 0 && Clock::now() < deadline_ && stalled < kMaxStalled) {
       // Each candidate is simulated; the one that removes the most overflow per unit of added
       // cost wins (the rule's score only ranks them). The peak allocation comes first; when
       // nothing there helps, all its candidates, then the peaks of other overflowing stages.
@@ -100,6 +102,8 @@ class EvictionPass {
       sim = std::move(best->sim);
       excess = best->excess;
       ++evictions;
+      stalled = sim.peak_bytes < best_peak ? 0 : stalled + 1;
+      best_peak = std::min(best_peak, sim.peak_bytes);
     }
     return {std::move(schedule), evictions};
   }
@@ -108,6 +112,9 @@ class EvictionPass {
   static constexpr size_t kTrials = 8;      // candidates simulated per eviction
   static constexpr size_t kMaxTrials = 48;  // when none of the first kTrials helps
   static constexpr size_t kMaxStages = 6;   // overflowing stages looked at per eviction
+  // Give up after this many evictions without a lower peak: they only trade overflow between
+  // stages, and a pass that cannot fit should leave time to the others.
+  static constexpr int32_t kMaxStalled = 40;
 
   // The first allocation reaching each overflowing stage's peak, fullest stage first.
   std::vector<size_t> PeakAllocations(const Plan& plan, const SimulationResult& sim) const {
