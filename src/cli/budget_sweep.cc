@@ -107,7 +107,8 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
     } else {
       point.lower_bound_status = "skipped";
     }
-    SharedWork shared;  // the roundings solve their LP once per budget
+    SharedWork shared;  // the roundings solve their LP once per budget; optimal reuses the bound
+    shared.lower_bound = point.lower_bound;
     for (const std::string& name : strategies) {
       progress.Start(name + " " + where);
       point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, quiet, &shared));

@@ -41,7 +41,7 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings);
 // Everything measured at one budget.
 struct SweepPoint {
   int64_t budget_bytes = 0;
-  std::optional<double> lower_bound;  // the LP relaxation's optimum (DESIGN §5), when solved
+  std::optional<double> lower_bound;  // the best valid bound (absence-gap or LP), when found
   std::string lower_bound_status;     // SolveStatusName, or "skipped"
   double lower_bound_seconds = 0;
   std::vector<StrategyRow> rows;      // one per strategy, in the order asked

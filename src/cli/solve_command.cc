@@ -90,7 +90,8 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
     }
   }
   std::vector<StrategyRow> rows;
-  SharedWork shared;  // the roundings solve their LP once
+  SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
+  shared.lower_bound = bound;
   for (const std::string& name : names) {
     rows.push_back(RunStrategy(name, graph, budget_bytes, settings, &shared));
   }

@@ -63,8 +63,14 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   if (!milp_fits || !LpFitsTime(columns, left())) {
     // The MILP cannot even be built and solved in the time: answer with the start, bounded.
     result.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
-    const AbsenceBound bound = AbsenceGapLowerBound(
-        graph, budget_bytes, {.time_limit_s = std::max(1.0, left()), .threads = options.mip.threads});
+    AbsenceBound bound;
+    if (options.known_lower_bound) {
+      bound.status = SolveStatus::kOptimal;
+      bound.cost = *options.known_lower_bound;
+    } else {
+      bound = AbsenceGapLowerBound(graph, budget_bytes,
+                                   {.time_limit_s = std::max(1.0, left()), .threads = options.mip.threads});
+    }
     if (bound.status == SolveStatus::kInfeasible) {
       result.status = SolveStatus::kInfeasible;
       result.message = bound.message;
@@ -112,6 +118,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   result.solve_time_s = out.seconds;
   result.message = out.message;
   if (std::isfinite(out.bound)) result.lower_bound = std::max(0.0, model.CostOf(out.bound));
+  if (options.known_lower_bound) result.lower_bound = std::max(result.lower_bound, *options.known_lower_bound);
   if (out.values.empty()) {
     if (heuristic) {  // CBC found nothing in the time: the start is still a valid answer
       result.status = SolveStatus::kFeasible;

@@ -33,6 +33,10 @@ struct OptimalOptions {
   bool mip_start = true;    // seed CBC with the best heuristic schedule (BestHeuristic)
   // A BestHeuristic result for the same graph and budget, computed earlier (used as is).
   std::optional<StrategyResult> heuristic;
+  // A valid lower bound for the same graph and budget, computed earlier: reported when the
+  // MILP is skipped (instead of computing the absence-gap bound again) and kept when higher
+  // than CBC's.
+  std::optional<double> known_lower_bound;
 };
 
 // Minimum-cost schedule within `budget_bytes`. mip.time_limit_s bounds the whole call (the

@@ -126,7 +126,10 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
       };
     }
     OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start};
-    if (shared != nullptr) optimal.heuristic = shared->heuristic;
+    if (shared != nullptr) {
+      optimal.heuristic = shared->heuristic;
+      optimal.known_lower_bound = shared->lower_bound;
+    }
     const OptimizerResult r = SolveOptimal(graph, budget_bytes, optimal);
     if (settings.progress && r.solve_time_s >= 1.0) fmt::print(stderr, "\n");
     StrategyRow row = FromOptimizer(r, seconds());

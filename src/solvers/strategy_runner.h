@@ -48,6 +48,7 @@ struct SharedWork {
   std::shared_ptr<const Relaxation> relaxation;
   std::optional<StrategyResult> evicted;     // evict's result, reused by local-search
   std::optional<StrategyResult> heuristic;   // local-search's result, reused by optimal
+  std::optional<double> lower_bound;         // a valid bound (BestLowerBound), reused by optimal
 };
 
 // Throws UsageError naming the choices when `name` is unknown. `settings.time_limit_s` bounds
