@@ -17,6 +17,7 @@
 
 #include "solvers/cbc_in_process.h"
 #include "solvers/clp_arrays.h"
+#include "solvers/stdout_to_stderr.h"
 
 namespace remat {
 namespace {
@@ -65,30 +66,6 @@ class ProgressHandler : public CbcEventHandler {
 };
 
 std::string Number(double value) { return std::to_string(value); }
-
-// CBC's driver prints some lines with printf and std::cout. Only the command line writes to
-// stdout (it may be JSON), so file descriptor 1 points at stderr for the duration of a solve.
-class StdoutToStderr {
- public:
-  StdoutToStderr() {
-    std::fflush(stdout);
-    saved_ = ::dup(STDOUT_FILENO);
-    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  }
-  ~StdoutToStderr() {
-    std::cout.flush();
-    std::fflush(stdout);
-    if (saved_ >= 0) {
-      ::dup2(saved_, STDOUT_FILENO);
-      ::close(saved_);
-    }
-  }
-  StdoutToStderr(const StdoutToStderr&) = delete;
-  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
-
- private:
-  int saved_ = -1;
-};
 
 }  // namespace
 

@@ -7,12 +7,14 @@
 #include <ClpSimplex.hpp>
 
 #include "solvers/clp_arrays.h"
+#include "solvers/stdout_to_stderr.h"
 
 namespace remat {
 
 SolverOutput SolveLpWithClp(const LinearModel& model, const LpOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   SolverOutput out;
+  const StdoutToStderr redirect;  // CLP's log (with --verbose) never reaches stdout
   try {
     const CoinArrays arrays = ToCoin(model);
     ClpSimplex simplex;

@@ -189,5 +189,15 @@ TEST_F(CliTest, RandomLayeredGraphIsReproducibleAndSolvable) {
   EXPECT_FALSE(std::filesystem::exists(Path("c.json")));
 }
 
+// Issue 14, defect 3: with --verbose, CLP's and CBC's logs go to stderr and stdout stays JSON.
+TEST_F(CliTest, VerboseSolverLogsNeverReachStdout) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 6 --strategy approx,optimal --json --verbose");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NO_THROW(json::parse(run.out)) << run.out.substr(0, 300);
+  EXPECT_FALSE(run.err.empty());  // the logs went somewhere
+}
+
 }  // namespace
 }  // namespace remat
