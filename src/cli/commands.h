@@ -18,6 +18,12 @@ inline constexpr int kExitInternal = 70;
 
 // UsageError (core/errors.h) is what exits with kExitUsage.
 
+// Check for every -o/--output option: an empty path is a usage error (exit 2), never a run
+// that silently writes nothing.
+inline const CLI::Validator kOutputPath(
+    [](const std::string& path) { return path.empty() ? std::string("the path is empty") : std::string(); },
+    "PATH");
+
 // Each adds a subcommand whose callback stores its exit code in `exit_code`.
 void AddGraphCommands(CLI::App& app, int& exit_code);
 void AddSolveCommand(CLI::App& app, int& exit_code);

@@ -80,7 +80,8 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
   CLI::App* convert =
       graph->add_subcommand("convert", "rewrite a graph file (e.g. node-link JSON) in remat's format");
   convert->add_option("file", *convert_in, "input graph file")->required();
-  convert->add_option("-o,--output", *convert_out, "output file (remat JSON)")->required();
+  convert->add_option("-o,--output", *convert_out, "output file (remat JSON)")
+      ->check(kOutputPath)->required();
   convert->callback([=, &exit_code] {
     const Graph g = LoadGraphFile(*convert_in);
     SaveGraphFile(g, *convert_out);
@@ -95,7 +96,8 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
   linear->add_option("n", *linear_n, "number of forward layers (2N+1 nodes)")
       ->required()
       ->check(CLI::Range(1, 100000));
-  linear->add_option("-o,--output", *linear_out, "output file (remat JSON)")->required();
+  linear->add_option("-o,--output", *linear_out, "output file (remat JSON)")
+      ->check(kOutputPath)->required();
   linear->callback([=, &exit_code] {
     const Graph g = LinearGraph(*linear_n);
     SaveGraphFile(g, *linear_out);
@@ -127,7 +129,8 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   layered->add_option("--max-bytes", random->max_bytes, "largest output size, bytes (default 64 MiB)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  layered->add_option("-o,--output", *random_out, "output file (remat JSON)")->required();
+  layered->add_option("-o,--output", *random_out, "output file (remat JSON)")
+      ->check(kOutputPath)->required();
   layered->callback([=, &exit_code] {
     const Graph g = RandomLayeredGraph(*random);
     SaveGraphFile(g, *random_out);

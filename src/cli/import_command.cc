@@ -149,7 +149,8 @@ void AddImportCommand(CLI::App& app, int& exit_code) {
       ->add_option("--optimizer", args->sizing.optimizer,
                    "optimizer state in the fixed-memory summary: sgd, momentum or adam")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
-  import->add_option("-o,--output", args->output_path, "output file (remat JSON)")->required();
+  import->add_option("-o,--output", args->output_path, "output file (remat JSON)")
+      ->check(kOutputPath)->required();
   import->add_flag("--json", args->json, "machine-readable summary (remat.import/1)");
   import->callback([args, &exit_code] {
     RunImport(*args);

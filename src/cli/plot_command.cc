@@ -188,6 +188,7 @@ void AddPlotCommand(CLI::App& app, int& exit_code) {
   schedule->add_option("FILE", options->schedule_path, "schedule JSON (remat solve -o)")
       ->required();
   schedule->add_option("-o,--output", options->output_path, "OUT.svg or OUT.png (with OUT.dat, OUT.gp)")
+      ->check(kOutputPath)
       ->required();
   schedule->add_option("--budget", options->budget_text,
                        "budget line (default: the one in the file); bytes, units or a percentage "

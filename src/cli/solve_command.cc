@@ -187,7 +187,8 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
   solve->add_option("--strategy", options->strategies,
                     "strategy name, comma-separated list, or 'all' (default)");
   solve->add_option("-o,--output", options->output_path,
-                    "save the schedule (JSON) of the single chosen strategy");
+                    "save the schedule (JSON) of the single chosen strategy")
+      ->check(kOutputPath);
   solve->add_option("--time-limit", options->solver.time_limit_s,
                     "wall-clock seconds per solver run (default 60)")
       ->check(CLI::PositiveNumber);

@@ -234,7 +234,8 @@ void AddZooCommands(CLI::App& app, int& exit_code) {
       zoo->add_subcommand("export", "write a model's training graph as a remat graph file");
   exporter->add_option("model", args->model, "model name (see remat zoo list)")->required();
   AddZooModelOptions(*exporter, *args);
-  exporter->add_option("-o,--output", *output_path, "output file (remat JSON)")->required();
+  exporter->add_option("-o,--output", *output_path, "output file (remat JSON)")
+      ->check(kOutputPath)->required();
   exporter->callback([=, &exit_code] {
     RunExport(*args, *output_path);
     exit_code = kExitOk;

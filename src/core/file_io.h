@@ -9,7 +9,9 @@ namespace remat {
 std::string ReadFileText(const std::string& path);
 
 // Writes `text` to `path` through a temporary file in the same folder and a rename, so a
-// reader never sees a partial file. Throws InputError when the folder is not writable.
+// reader never sees a partial file. A symlink is followed (its target is replaced, the link
+// stays); an empty path, or a path that is a directory, device, FIFO or socket, is refused.
+// Throws InputError naming the path when the folder is not writable or the write fails.
 void WriteFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace remat

@@ -420,7 +420,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   profile->add_option("--repeats", profile_options.repeats, "timed runs per node (median)")
       ->capture_default_str();
-  profile->add_option("-o,--output", output, "cost profile JSON to write")->required();
+  profile->add_option("-o,--output", output, "cost profile JSON to write")
+      ->check(kOutputPath)->required();
 
   try {
     app.parse(argc, argv);

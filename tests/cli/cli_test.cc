@@ -199,5 +199,16 @@ TEST_F(CliTest, VerboseSolverLogsNeverReachStdout) {
   EXPECT_FALSE(run.err.empty());  // the logs went somewhere
 }
 
+// Issue 14, defect 2: -o '' is a usage error, -o to a device is bad input, and neither
+// touches the file system.
+TEST_F(CliTest, OutputPathsThatAreNotRegularFilesAreRefused) {
+  const auto empty = RunRemat("graph linear 4 -o ''");
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  const auto device = RunRemat("graph linear 4 -o /dev/full");
+  EXPECT_EQ(device.exit_code, 3) << device.err;
+  EXPECT_NE(device.err.find("/dev/full: is a character device"), std::string::npos) << device.err;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+}
+
 }  // namespace
 }  // namespace remat
