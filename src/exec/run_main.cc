@@ -421,7 +421,7 @@ int main(int argc, char** argv) {
   profile->add_option("--repeats", profile_options.repeats, "timed runs per node (median)")
       ->capture_default_str();
   profile->add_option("-o,--output", output, "cost profile JSON to write")
-      ->check(kOutputPath)->required();
+      ->check(remat::kOutputPath)->required();
 
   try {
     app.parse(argc, argv);
