@@ -102,7 +102,16 @@ void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
   const ScheduleData data = BuildData(schedule, plan, sim, unit);
   const int32_t n = graph.size();
   const std::string name = graph.name().empty() ? options.schedule_path : graph.name();
-  const std::string strategy = doc.info.strategy.empty() ? "schedule" : doc.info.strategy;
+  // Honest labels: a solver's schedule says whether it was proven, and the gap when known.
+  std::string strategy = doc.info.strategy.empty() ? "schedule" : doc.info.strategy;
+  if (!doc.info.solver_status.empty()) {
+    strategy += doc.info.solver_status == "optimal" ? " (proven optimal)"
+                                                    : " (" + doc.info.solver_status + ")";
+  }
+  if (doc.info.lower_bound_cost && sim.cost > 0) {
+    strategy += fmt::format(", gap {:.1f}%",
+                            100.0 * std::max(0.0, sim.cost - *doc.info.lower_bound_cost) / sim.cost);
+  }
 
   std::string commands = fmt::format("set multiplot title {}\n",
                                      GnuplotQuote(fmt::format("{}: {}, cost {:.6g}, peak {}",

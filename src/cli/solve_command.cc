@@ -169,7 +169,8 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
       const StrategyResult& r = *row.result;
       SaveScheduleFile(graph, r.schedule,
                        {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
-                        .budget_bytes = budget_bytes},
+                        .budget_bytes = budget_bytes, .solver_status = row.solver_status,
+                        .lower_bound_cost = bound},
                        options.output_path);
       if (!options.json) fmt::print("schedule written to {}\n", options.output_path);
     }

@@ -237,8 +237,12 @@ std::vector<int32_t> Graph::forward_nodes() const {
   return ids;
 }
 
+bool HasForwardPass(const Graph& graph) {
+  return graph.has_training_structure() && !graph.forward_nodes().empty();
+}
+
 void RequireTrainingStructure(const Graph& graph, const std::string& what) {
-  if (graph.has_training_structure() && !graph.forward_nodes().empty()) return;
+  if (HasForwardPass(graph)) return;
   throw InputError(fmt::format(
       "{} needs a training graph with forward, loss and backward nodes, but this graph {}", what,
       graph.has_training_structure() ? "has no forward nodes" : "is an unlabeled DAG"));

@@ -71,7 +71,11 @@ class Graph {
   std::optional<int32_t> loss_;
 };
 
-// Throws InputError naming `what` when the graph lacks forward/backward structure.
+// True when strategies built on the forward pass apply: the graph is labeled and has at least
+// one forward node (a graph of only a loss node is labeled but has no forward pass).
+bool HasForwardPass(const Graph& graph);
+
+// Throws InputError naming `what` when HasForwardPass is false.
 void RequireTrainingStructure(const Graph& graph, const std::string& what);
 
 // A lower bound on the peak of any schedule: some stage must hold a node's output together

@@ -61,6 +61,8 @@ std::string ScheduleToJson(const Graph& graph, const Schedule& schedule,
               {"cost", info.cost},
               {"peak_bytes", info.peak_bytes},
               {"budget_bytes", info.budget_bytes ? json(*info.budget_bytes) : json(nullptr)},
+              {"solver_status", info.solver_status.empty() ? json(nullptr) : json(info.solver_status)},
+              {"lower_bound_cost", info.lower_bound_cost ? json(*info.lower_bound_cost) : json(nullptr)},
               {"stages", schedule.stages()},
               {"graph_fingerprint", GraphFingerprint(graph)},
               {"R", ColumnIntervals(schedule.R)},
@@ -104,6 +106,13 @@ ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& so
   if (!budget.is_null()) {
     info.budget_bytes = AsInt64(budget, root / "budget_bytes");
     if (*info.budget_bytes < 0) (root / "budget_bytes").Fail("must be >= 0");
+  }
+  if (doc.contains("solver_status") && !doc["solver_status"].is_null()) {
+    info.solver_status = AsString(doc["solver_status"], root / "solver_status");
+  }
+  if (doc.contains("lower_bound_cost") && !doc["lower_bound_cost"].is_null()) {
+    info.lower_bound_cost = AsDouble(doc["lower_bound_cost"], root / "lower_bound_cost");
+    if (*info.lower_bound_cost < 0) (root / "lower_bound_cost").Fail("must be >= 0");
   }
   return {std::move(graph), std::move(schedule), std::move(info)};
 }

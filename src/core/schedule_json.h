@@ -17,6 +17,11 @@ struct ScheduleInfo {
   double cost = 0;                     // from the simulator
   int64_t peak_bytes = 0;              // from the simulator
   std::optional<int64_t> budget_bytes;
+  // The solver's verdict when a solver produced the schedule ("optimal" only when proven;
+  // "feasible" otherwise), empty for heuristics; and the best valid lower bound on the cost
+  // at this budget, when one was computed. Optional in files (absent in older ones).
+  std::string solver_status;
+  std::optional<double> lower_bound_cost;
 };
 
 struct ScheduleDocument {

@@ -146,7 +146,7 @@ std::vector<std::string> ParseStrategyList(const std::string& list, const Graph&
   std::vector<std::string> names;
   if (list == "all") {
     for (const std::string& name : StrategyNames()) {
-      if (!NeedsTrainingStructure(name) || graph.has_training_structure()) names.push_back(name);
+      if (!NeedsTrainingStructure(name) || HasForwardPass(graph)) names.push_back(name);
     }
     return names;
   }

@@ -23,7 +23,7 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
     if (!best || IsBetter(result, *best)) best = std::move(result);
   };
   for (const StrategySpec& spec : BaselineStrategies()) {
-    if (spec.needs_training_structure && !graph.has_training_structure()) continue;
+    if (spec.needs_training_structure && !HasForwardPass(graph)) continue;
     consider(spec.run(graph, budget_bytes));
   }
   // Eviction gets up to three quarters of what is left; local search the rest.

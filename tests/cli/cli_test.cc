@@ -1,6 +1,8 @@
 // Golden CLI tests: the remat binary on tiny inputs, with expected numbers worked out by hand.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/run_remat.h"
@@ -208,6 +210,45 @@ TEST_F(CliTest, OutputPathsThatAreNotRegularFilesAreRefused) {
   EXPECT_EQ(device.exit_code, 3) << device.err;
   EXPECT_NE(device.err.find("/dev/full: is a character device"), std::string::npos) << device.err;
   EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+}
+
+// Issue 14, defect 10: a graph of only a loss node is labeled but has no forward pass. `all`
+// skips the baselines that need one, and `optimal` never fails because of its start.
+TEST_F(CliTest, LossOnlyGraphSkipsForwardBaselines) {
+  {
+    std::ofstream out(Path("loss.json"));
+    out << R"({"schema": "remat.graph/1", "cost_unit": "flop", "nodes": [)"
+        << R"({"id": 0, "name": "loss", "kind": "loss", "cost": 1, "bytes": 4}], "edges": []})";
+  }
+  const auto all = RunRemat("solve --graph " + Path("loss.json") + " --budget 4 --json");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  std::vector<std::string> names;
+  const json doc = json::parse(all.out);
+  for (const auto& row : doc["results"]) {
+    names.push_back(row["strategy"]);
+    // The roundings plan for (1 - eps) of the budget, below this graph's only node.
+    if (row["strategy"] != "approx" && row["strategy"] != "approx-randomized") {
+      EXPECT_EQ(row["status"], "fits") << row.dump();
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"checkpoint-all", "evict", "local-search", "approx",
+                                             "approx-randomized", "optimal"}));
+  const auto optimal =
+      RunRemat("solve --graph " + Path("loss.json") + " --budget 4 --strategy optimal --json");
+  EXPECT_EQ(optimal.exit_code, 0) << optimal.err;
+}
+
+// Issue 14, defect 11: optimal without time to prove anything saves "feasible", and the plot
+// title says so.
+TEST_F(CliTest, SavedScheduleSaysFeasibleWhenNotProven) {
+  ASSERT_EQ(RunRemat("graph linear 24 -o " + Path("l24.json")).exit_code, 0);
+  const auto run = RunRemat("solve --graph " + Path("l24.json") +
+                            " --budget 8 --strategy optimal --time-limit 0.2 -o " + Path("s.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(testing::Slurp(Path("s.json")));
+  EXPECT_EQ(doc["strategy"], "optimal");
+  EXPECT_EQ(doc["solver_status"], "feasible");
+  EXPECT_TRUE(doc["lower_bound_cost"].is_number());
 }
 
 }  // namespace

@@ -33,6 +33,25 @@ TEST(ScheduleJsonTest, RoundTripsMatricesAndFigures) {
   EXPECT_NE(text.find("[[4,4],[7,7]]"), std::string::npos);
 }
 
+// Issue 14, defect 11: the solver's verdict and the bound travel with the schedule, so a
+// time-limited MILP answer is never shown as "optimal"; files without them still load.
+TEST(ScheduleJsonTest, RecordsSolverStatusAndBound) {
+  const Graph g = LinearGraph(3);
+  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
+  const std::string text = ScheduleToJson(
+      g, schedule, {.strategy = "optimal", .solver_status = "feasible", .lower_bound_cost = 5.5});
+  const ScheduleDocument doc = ScheduleFromJson(text, "s.json");
+  EXPECT_EQ(doc.info.solver_status, "feasible");
+  ASSERT_TRUE(doc.info.lower_bound_cost.has_value());
+  EXPECT_DOUBLE_EQ(*doc.info.lower_bound_cost, 5.5);
+  const ScheduleDocument plain = ScheduleFromJson(ScheduleToJson(g, schedule, {.strategy = "x"}), "p.json");
+  EXPECT_TRUE(plain.info.solver_status.empty());
+  EXPECT_FALSE(plain.info.lower_bound_cost.has_value());
+  std::string negative = text;
+  negative.replace(negative.find("5.5"), 3, "-1.0");
+  EXPECT_THROW(ScheduleFromJson(negative, "n.json"), InputError);
+}
+
 TEST(ScheduleJsonTest, RejectsATamperedGraph) {
   const Graph g = LinearGraph(3);
   const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
