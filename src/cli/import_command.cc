@@ -133,7 +133,7 @@ void AddImportCommand(CLI::App& app, int& exit_code) {
   import->add_option("--batch", args->sizing.batch,
                      "batch size: sets a symbolic batch, rescales a fixed one (default: the "
                      "file's)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   import
       ->add_option("--unknown-ops", args->unknown_ops,
                    "operators without a cost rule: error (default) or zero-cost")

@@ -2,6 +2,9 @@
 #include "cli/output.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
 
 namespace remat {
 
@@ -29,6 +32,18 @@ std::string FormatTable(const std::vector<std::string>& header,
   text += std::string(total, '-') + "\n";
   for (const auto& row : rows) text += line(row);
   return text;
+}
+
+std::string FormatRatio(double numerator, double denominator) {
+  const double ratio = numerator / denominator;
+  if (!(denominator > 0) || !std::isfinite(ratio)) return "-";
+  return fmt::format("{:.3f}x", ratio);
+}
+
+std::string FormatPercent(double part, double whole) {
+  const double percent = 100.0 * part / whole;
+  if (!(whole > 0) || !std::isfinite(percent)) return "-";
+  return fmt::format("{:.1f}%", percent);
 }
 
 }  // namespace remat

@@ -35,7 +35,7 @@ struct SolveOptions {
 
 std::string Gap(const StrategyRow& row, const std::optional<double>& bound) {
   if (!row.fits() || !bound || row.result->cost <= 0) return "-";
-  return fmt::format("{:.1f}%", 100.0 * std::max(0.0, row.result->cost - *bound) / row.result->cost);
+  return FormatPercent(std::max(0.0, row.result->cost - *bound), row.result->cost);
 }
 
 nlohmann::json RowJson(const StrategyRow& row, double no_remat_cost,
@@ -150,7 +150,7 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
       table.push_back(
           {row.strategy, status,
            row.result ? fmt::format("{:.6g}", row.result->cost) : "-",
-           row.result ? fmt::format("{:.3f}x", row.result->cost / no_remat.cost) : "-",
+           row.result ? FormatRatio(row.result->cost, no_remat.cost) : "-",
            Gap(row, bound), row.result ? FormatBytes(row.result->peak_bytes) : "-",
            fmt::format("{:.2f}", row.seconds),
            row.result ? row.result->parameters : row.note});

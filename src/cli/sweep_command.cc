@@ -47,7 +47,7 @@ double Percent(int64_t bytes, int64_t reference) {
 
 std::string OverheadText(const StrategyRow& row, double no_remat_cost) {
   if (!row.fits()) return "-";
-  return fmt::format("{:.3f}x", row.result->cost / no_remat_cost);
+  return FormatRatio(row.result->cost, no_remat_cost);
 }
 
 void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
@@ -75,7 +75,7 @@ void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
            first ? fmt::format("{:.1f}%", Percent(point.budget_bytes, sweep.no_remat.peak_bytes))
                  : "",
            row.strategy, status, row.result ? fmt::format("{:.6g}", row.result->cost) : "-",
-           row.result ? fmt::format("{:.3f}x", row.result->cost / base_cost) : "-",
+           row.result ? FormatRatio(row.result->cost, base_cost) : "-",
            gap ? fmt::format("{:.1f}%", 100 * *gap) : "-",
            row.result ? FormatBytes(row.result->peak_bytes) : "-",
            fmt::format("{:.2f}", row.seconds)});
@@ -93,7 +93,7 @@ void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
   for (const SweepPoint& point : sweep.points) {
     std::vector<std::string> line = {
         FormatBytes(point.budget_bytes),
-        point.lower_bound ? fmt::format("{:.3f}x", *point.lower_bound / base_cost) : "-"};
+        point.lower_bound ? FormatRatio(*point.lower_bound, base_cost) : "-"};
     for (const StrategyRow& row : point.rows) line.push_back(OverheadText(row, base_cost));
     summary.push_back(std::move(line));
   }

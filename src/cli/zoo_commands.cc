@@ -189,7 +189,7 @@ Optimizer ToOptimizer(const ZooModelArgs& args) {
 
 void AddZooModelOptions(CLI::App& command, ZooModelArgs& args) {
   command.add_option("--batch", args.batch, "batch size (default: the model's)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   command.add_option("--resolution", args.resolution,
                      "input HEIGHTxWIDTH of an image model, e.g. 416x608");
   command.add_option("--classes", args.classes, "output classes of an image model")

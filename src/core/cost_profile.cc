@@ -36,12 +36,7 @@ std::string CostProfileToJson(const CostProfile& profile) {
 }
 
 CostProfile CostProfileFromJson(const std::string& text, const std::string& source) {
-  json document;
-  try {
-    document = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: not JSON: {}", source, e.what()));
-  }
+  const json document = json_fields::ParseText(text, source);
   const Where root{source, ""};
   auto string_field = [&](const json& object, const std::string& key, const Where& where) {
     const json& value = json_fields::Field(object, key, where);

@@ -20,6 +20,24 @@ std::string Describe(const std::vector<Node>& nodes, int32_t id) {
 
 void ValidateNodes(const std::vector<Node>& nodes) {
   if (nodes.empty()) throw InputError("graph has no nodes");
+  // Every sum of bytes (live memory, budgets plus fixed memory) and of costs (a schedule
+  // evaluates a node at most once per stage) must stay representable: checked once here.
+  int64_t total_bytes = 0;
+  double total_cost = 0;
+  for (const Node& node : nodes) {
+    if (node.bytes > 0 && (__builtin_add_overflow(total_bytes, node.bytes, &total_bytes) ||
+                           total_bytes > kMaxTotalBytes)) {
+      throw InputError(fmt::format("the sum of the nodes' bytes exceeds 2^62 B (at {}): sizes "
+                                   "this large are not supported",
+                                   Describe(nodes, static_cast<int32_t>(&node - nodes.data()))));
+    }
+    if (std::isfinite(node.cost) && node.cost > 0) total_cost += node.cost;
+  }
+  if (total_cost > kMaxTotalCost) {
+    throw InputError(fmt::format("the sum of the nodes' costs is {:g}, above {:g}: costs this "
+                                 "large are not supported (rescale the cost unit)",
+                                 total_cost, kMaxTotalCost));
+  }
   for (int32_t id = 0; id < static_cast<int32_t>(nodes.size()); ++id) {
     const Node& node = nodes[id];
     if (!std::isfinite(node.cost) || node.cost < 0) {

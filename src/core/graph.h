@@ -8,6 +8,12 @@
 
 namespace remat {
 
+// Limits that keep every sum a schedule can form representable: the nodes' bytes together
+// (so live memory, budgets and fixed memory never overflow int64) and their costs together
+// (so n evaluations of each stay finite for up to a million nodes).
+inline constexpr int64_t kMaxTotalBytes = int64_t{1} << 62;
+inline constexpr double kMaxTotalCost = 1e290;
+
 // Role of a node in a training step. kUnlabeled marks a plain DAG without forward/backward
 // structure: it can be scheduled, but strategies that need the structure refuse it.
 enum class NodeKind { kForward, kLoss, kBackward, kUnlabeled };

@@ -96,12 +96,24 @@ inline json ParseText(const std::string& text, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(fmt::format("{}: the file is empty", file));
   }
+  // The last key seen names the field when a number cannot be represented (1e400).
+  std::string last_key;
+  const json::parser_callback_t track = [&last_key](int /*depth*/, json::parse_event_t event,
+                                                    json& value) {
+    if (event == json::parse_event_t::key && value.is_string()) last_key = value.get<std::string>();
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(text, track);
   } catch (const json::parse_error& error) {
     throw InputError(fmt::format("{}: not valid JSON (byte {}): {}", file, error.byte,
                                  text.size() <= error.byte ? "the file ends too early (truncated?)"
                                                            : std::string(error.what())));
+  } catch (const json::exception& error) {
+    throw InputError(fmt::format("{}: field '{}': {}", file,
+                                 last_key.empty() ? "(top level)" : last_key,
+                                 error.id == 406 ? "a number too large to represent"
+                                                 : std::string(error.what())));
   }
 }
 

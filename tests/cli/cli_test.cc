@@ -251,5 +251,21 @@ TEST_F(CliTest, SavedScheduleSaysFeasibleWhenNotProven) {
   EXPECT_TRUE(doc["lower_bound_cost"].is_number());
 }
 
+// Issue 14, defect 4: all-zero costs make every ratio undefined: the table prints "-", never
+// "nan" or "inf".
+TEST_F(CliTest, UndefinedRatiosPrintADash) {
+  {
+    std::ofstream out(Path("zero.json"));
+    out << R"({"schema": "remat.graph/1", "cost_unit": "flop", "nodes": [)"
+        << R"({"id": 0, "name": "a", "kind": "unlabeled", "cost": 0, "bytes": 4},)"
+        << R"({"id": 1, "name": "b", "kind": "unlabeled", "cost": 0, "bytes": 4}],)"
+        << R"( "edges": [[0, 1]]})";
+  }
+  const auto run = RunRemat("solve --graph " + Path("zero.json") + " --budget 8 --strategy checkpoint-all,evict");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find("nan"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("inf"), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace remat

@@ -82,6 +82,25 @@ TEST(GraphJsonTest, ErrorsNameTheFieldAndProblem) {
             std::string::npos);
 }
 
+// Issue 14, defect 4: numbers that cannot be represented, and sums that would overflow,
+// are bad input naming the file and the field or quantity, never an internal error.
+TEST(GraphJsonTest, HugeNumbersAndOverflowingSumsAreBadInput) {
+  const std::string head = R"({"schema": "remat.graph/1", "cost_unit": "flop", "nodes": [)";
+  auto node = [](int id, const std::string& cost, const std::string& bytes) {
+    return "{\"id\": " + std::to_string(id) + ", \"name\": \"n\", \"kind\": \"unlabeled\", " +
+           "\"cost\": " + cost + ", \"bytes\": " + bytes + "}";
+  };
+  const std::string e400 = ErrorOf(head + node(0, "1e400", "4") + R"(], "edges": []})");
+  EXPECT_NE(e400.find("g.json: field 'cost'"), std::string::npos) << e400;
+  // Two nodes of 2^62 - 1 bytes: each fits int64, their sum does not fit the limit.
+  const std::string big = std::to_string((int64_t{1} << 62) - 1);
+  const std::string sum = ErrorOf(head + node(0, "1", big) + "," + node(1, "1", big) +
+                                  R"(], "edges": []})");
+  EXPECT_NE(sum.find("sum of the nodes' bytes"), std::string::npos) << sum;
+  const std::string cost = ErrorOf(head + node(0, "1e300", "4") + R"(], "edges": []})");
+  EXPECT_NE(cost.find("sum of the nodes' costs"), std::string::npos) << cost;
+}
+
 TEST(NodeLinkTest, ImportsCheckmateStyleGraph) {
   // Forward 0 -> 1, loss 2 (first backward node), backward 3 = bwd(1), 4 = bwd(0).
   const std::string text = R"({"directed": true, "graph": {"name": "tiny"}, "nodes": [
