@@ -38,16 +38,16 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings) {
   command.add_option("--time-limit", settings.time_limit_s,
                      fmt::format("wall-clock seconds per solver run (default {:g})",
                                  settings.time_limit_s))
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(0.001, 1e7));
   command.add_option("--threads", settings.threads, "CBC threads (default 1)")
       ->check(CLI::Range(1, 256));
   command.add_option("--gap", settings.relative_gap,
                      "relative optimality gap at which CBC stops (default 1e-4)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(FiniteRange(0.0, 1.0));
   command.add_option("--seed", settings.seed, "solver and rounding seed (default 1)");
   command.add_option("--eps", settings.eps,
                      "approx: the LP sees (1 - eps) of the budget (default 0.1)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(FiniteRange(0.0, 0.99));
   command.add_option("--rounds", settings.rounds,
                      "approx-randomized: number of roundings (default 20)")
       ->check(CLI::Range(1, 100000));

@@ -510,7 +510,7 @@ void AddMaxBatchCommand(CLI::App& app, int& exit_code) {
   command->add_option("--max-overhead", options->max_overhead,
                       "count a schedule only if cost <= X times the no-remat cost (default: "
                       "one extra forward pass, the paper's cap)")
-      ->check(CLI::Range(1.0, 1e6));
+      ->check(FiniteRange(1.0, 1e6));
   command->add_option("--max-batch", options->max_batch,
                       "stop the search at this batch (default 65536)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));

@@ -192,16 +192,16 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
       ->check(kOutputPath);
   solve->add_option("--time-limit", options->solver.time_limit_s,
                     "wall-clock seconds per solver run (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(0.001, 1e7));
   solve->add_option("--threads", options->solver.threads, "CBC threads (default 1)")
       ->check(CLI::Range(1, 256));
   solve->add_option("--gap", options->solver.relative_gap,
                     "relative optimality gap at which CBC stops (default 1e-4)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(FiniteRange(0.0, 1.0));
   solve->add_option("--seed", options->solver.seed, "solver and rounding seed (default 1)");
   solve->add_option("--eps", options->solver.eps,
                     "approx: the LP sees (1 - eps) of the budget (default 0.1)")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(FiniteRange(0.0, 0.99));
   solve->add_option("--rounds", options->solver.rounds,
                     "approx-randomized: number of roundings (default 20)")
       ->check(CLI::Range(1, 100000));

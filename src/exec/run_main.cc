@@ -61,7 +61,9 @@ void AddModelOptions(CLI::App* app, ModelArgs& args) {
   app->add_option("--batch", args.batch, "batch size")->capture_default_str();
   app->add_option("--resolution", args.resolution, "image models: input HxW (default 32x32)");
   app->add_option("--classes", args.classes, "image models: output classes (default 10)");
-  app->add_option("--threads", args.threads, "ATen intra-op threads")->capture_default_str();
+  app->add_option("--threads", args.threads, "ATen intra-op threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   app->add_option("--seed", args.seed, "weights, input and labels seed")->capture_default_str();
   app->add_option("--seq-length", args.seq_length, "transformer: sequence length");
   app->add_option("--layers", args.layers, "transformer: number of blocks");
@@ -380,11 +382,16 @@ int main(int argc, char** argv) {
   bool json = false;
   CLI::App* step = app.add_subcommand("step", "run one training step following a plan");
   AddModelOptions(step, step_args);
-  step->add_option("--schedule", schedule_path, "schedule JSON made for the same graph");
+  // A schedule file fixes the plan: --strategy and --budget would be silently ignored, so
+  // they are refused with it (exit 2).
+  CLI::Option* schedule_opt =
+      step->add_option("--schedule", schedule_path, "schedule JSON made for the same graph");
   step->add_option("--strategy", strategy,
                    "checkpoint-all, chen-sqrtn, chen-greedy, approx or optimal")
-      ->capture_default_str();
-  step->add_option("--budget", budget, "activation budget: bytes or P% of the no-remat peak");
+      ->capture_default_str()
+      ->excludes(schedule_opt);
+  step->add_option("--budget", budget, "activation budget: bytes or P% of the no-remat peak")
+      ->excludes(schedule_opt);
   step->add_flag("--json", json, "machine-readable output");
 
   ModelArgs train_args;
@@ -400,15 +407,17 @@ int main(int argc, char** argv) {
                         "(checkpoint-all, chen-sqrtn, griewank, approx, optimal, ...)")
       ->required();
   train_cmd->add_option("--steps", train.options.steps, "SGD steps")->required()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   train_cmd->add_option("--learning-rate", train.options.learning_rate, "SGD learning rate")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(remat::FiniteRange(0.0, 1e6));
   train_cmd->add_flag("--check-gradients", train.options.check_gradients,
                       "compare every step's gradients with plain autograd");
   train_cmd->add_option("--costs", train.costs_path,
                         "plan with a cost profile of `remat-run profile` (milliseconds)");
   train_cmd->add_option("--time-limit", train.time_limit_s, "solver time limit, seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(remat::FiniteRange(0.001, 1e7));
   train_cmd->add_flag("--json", train.json, "machine-readable output");
 
   ModelArgs profile_args;
@@ -417,9 +426,11 @@ int main(int argc, char** argv) {
   CLI::App* profile = app.add_subcommand("profile", "time every node and write a cost profile");
   AddModelOptions(profile, profile_args);
   profile->add_option("--warmup", profile_options.warmup, "untimed runs per node")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   profile->add_option("--repeats", profile_options.repeats, "timed runs per node (median)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   profile->add_option("-o,--output", output, "cost profile JSON to write")
       ->check(remat::kOutputPath)->required();
 

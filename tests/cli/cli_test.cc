@@ -267,5 +267,17 @@ TEST_F(CliTest, UndefinedRatiosPrintADash) {
   EXPECT_EQ(run.out.find("inf"), std::string::npos) << run.out;
 }
 
+// Issue 14, defect 8: NaN, infinities and out-of-range reals are usage errors (exit 2).
+TEST_F(CliTest, RealOptionsRejectNanAndInfinity) {
+  for (const std::string args : {"--time-limit nan", "--time-limit 0", "--gap nan", "--gap 1e400",
+                                 "--eps inf", "--eps -0.1"}) {
+    const auto run = RunRemat("solve --model vgg16 --budget 90% --strategy checkpoint-all " + args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.err;
+    EXPECT_LT(run.err.size(), 300u) << run.err;
+  }
+  const auto maxbatch = RunRemat("maxbatch --model vgg16 --memory 16e9 --max-overhead nan");
+  EXPECT_EQ(maxbatch.exit_code, 2) << maxbatch.err;
+}
+
 }  // namespace
 }  // namespace remat

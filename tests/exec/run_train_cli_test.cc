@@ -108,5 +108,27 @@ TEST(RunTrainCliTest, BadCommandLinesAndImpossibleBudgetsHaveTheirExitCodes) {
   EXPECT_EQ(run.exit_code, 3) << run.err;
 }
 
+// Issue 14, defect 8: every option is range-checked (exit 2, a short message), NaN included,
+// and a schedule file excludes the options it would silently override.
+TEST(RunTrainCliTest, OptionsOutOfRangeAreUsageErrors) {
+  for (const std::string args :
+       {"--budget 100% --strategy checkpoint-all --steps 1 --threads 0",
+        "--budget 100% --strategy checkpoint-all --steps 1 --threads -2",
+        "--budget 100% --strategy checkpoint-all --steps 1 --threads 10000",
+        "--budget 100% --strategy checkpoint-all --steps 1 --learning-rate nan",
+        "--budget 100% --strategy checkpoint-all --steps 1 --time-limit 0",
+        "--budget 100% --strategy checkpoint-all --steps 1 --time-limit -1"}) {
+    const RunResult run = RunTrain(args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.err;
+    EXPECT_LT(run.err.size(), 400u) << run.err;  // no backtrace, no 310-digit number
+  }
+  const RunResult profile = RunBinary(REMAT_RUN_BINARY, "profile --model vgg16 --repeats 0 -o x.json");
+  EXPECT_EQ(profile.exit_code, 2) << profile.err;
+  const RunResult warmup = RunBinary(REMAT_RUN_BINARY, "profile --model vgg16 --warmup -1 -o x.json");
+  EXPECT_EQ(warmup.exit_code, 2) << warmup.err;
+  const RunResult step = RunBinary(REMAT_RUN_BINARY, "step --model vgg16 --schedule s.json --budget 50%");
+  EXPECT_EQ(step.exit_code, 2) << step.err;
+}
+
 }  // namespace
 }  // namespace remat::exec
