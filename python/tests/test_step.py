@@ -19,7 +19,8 @@ from conftest import reference_step
 
 # Strategies of the acceptance criteria; chen-sqrtn-linear is Chen's sqrt(n) over the forward
 # nodes in order. checkpoint-all never recomputes, so it runs at 100% of the no-remat peak.
-STRATEGIES = ["checkpoint-all", "chen-sqrtn-linear", "approx", "optimal"]
+# evict and local-search are the any-DAG heuristics (their schedules recompute differently).
+STRATEGIES = ["checkpoint-all", "chen-sqrtn-linear", "approx", "evict", "local-search", "optimal"]
 BUDGETS = ["50%", "70%"]
 SEED = 1234
 

@@ -2,6 +2,7 @@
 // fixed memory, within an overhead cap (the paper's max-batch experiment, figure 6).
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -36,6 +37,7 @@ struct MaxBatchOptions {
   SolverSettings solver{.time_limit_s = 60};
   double max_overhead = 0;  // 0: one extra forward pass (the paper's cap)
   int64_t max_batch = 65536;
+  double total_time_limit_s = 0;  // the whole command; 0: none
   bool json = false;
   bool quiet = false;
   std::string plot_path;
@@ -93,6 +95,7 @@ struct StrategySearch {
   int64_t seeded_from = 0;          // optimal: started above the best baseline's batch
   std::vector<Probe> probes;        // in the order they ran
   double seconds = 0;
+  bool stopped_at_total_limit = false;  // --total-time-limit ended the search early
 };
 
 class MaxBatchSearch {
@@ -102,6 +105,14 @@ class MaxBatchSearch {
         optimizer_(ToOptimizer(options.zoo)) {
     settings_ = options.solver;
     settings_.progress = false;
+    begin_ = std::chrono::steady_clock::now();
+  }
+
+  // Seconds left of --total-time-limit (infinity without one).
+  double TotalLeft() const {
+    if (options_.total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
+    return options_.total_time_limit_s -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
   }
 
   BatchCase& Case(int64_t batch) {
@@ -142,7 +153,9 @@ class MaxBatchSearch {
                                  FormatBytes(c.budget_bytes), FormatBytes(c.min_peak_bytes));
       return probe;
     }
-    const StrategyRow row = RunStrategy(strategy, *c.graph, c.budget_bytes, settings_);
+    SolverSettings settings = settings_;  // a probe never outlives the total limit
+    settings.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, TotalLeft()));
+    const StrategyRow row = RunStrategy(strategy, *c.graph, c.budget_bytes, settings);
     probe.seconds = row.seconds;
     probe.solver_status = row.solver_status;
     if (row.result) {
@@ -177,7 +190,9 @@ class MaxBatchSearch {
       return probe;
     }
     const BestBound best = BestLowerBound(
-        *c.graph, c.budget_bytes, {.time_limit_s = settings_.time_limit_s, .threads = settings_.threads});
+        *c.graph, c.budget_bytes,
+        {.time_limit_s = std::max(0.5, std::min(settings_.time_limit_s, TotalLeft())),
+         .threads = settings_.threads});
     if (best.status == SolveStatus::kInfeasible) {
       probe.reason += fmt::format("; proven: {} shows no schedule fits", best.source);
       return probe;
@@ -223,6 +238,10 @@ class MaxBatchSearch {
     } else {
       const bool monotone = strategy == "optimal";
       while (true) {
+        if (TotalLeft() <= 0) {
+          search.stopped_at_total_limit = true;
+          break;
+        }
         if (probe(batch)) {
           lo = batch;
           hi = 0;
@@ -246,6 +265,10 @@ class MaxBatchSearch {
         }
       }
       while (hi - lo > 1) {
+        if (TotalLeft() <= 0) {
+          search.stopped_at_total_limit = true;
+          break;
+        }
         const int64_t mid = lo + (hi - lo) / 2;
         if (probe(mid)) lo = mid;
         else hi = mid;
@@ -260,6 +283,8 @@ class MaxBatchSearch {
       search.next = by_batch.at(hi);
       search.exact = search.next->outcome == Outcome::kInfeasible;
     }
+    // Stopped early, batches between max_batch and the next probe were never tried.
+    if (search.stopped_at_total_limit) search.exact = false;
     for (const auto& [b, p] : by_batch) {
       if (b > lo && p.outcome == Outcome::kUndecided) search.uncertified = p;
       if (b > lo && p.outcome == Outcome::kInfeasible && !search.smallest_infeasible) {
@@ -279,6 +304,7 @@ class MaxBatchSearch {
   ModelOptions model_options_;
   Optimizer optimizer_;
   SolverSettings settings_;
+  std::chrono::steady_clock::time_point begin_;
   std::map<int64_t, std::unique_ptr<BatchCase>> cases_;
 };
 
@@ -304,8 +330,9 @@ std::optional<double> Ratio(const StrategySearch& search, int64_t reference_batc
 // Why the search stopped: the verdict at max_batch + 1, and for optimal whether it is proven.
 std::string StopText(const StrategySearch& s) {
   if (s.limit_reached) return "reached --max-batch";
-  if (!s.next) return "-";
-  std::string text = fmt::format("{}: {}", s.next->batch, s.next->reason);
+  const std::string stopped = s.stopped_at_total_limit ? "stopped at --total-time-limit; " : "";
+  if (!s.next) return stopped.empty() ? "-" : stopped;
+  std::string text = stopped + fmt::format("{}: {}", s.next->batch, s.next->reason);
   if (s.strategy == "optimal") {
     text = (s.exact ? "certified; " : "NOT certified; ") + text;
     if (s.uncertified && s.uncertified->batch != s.next->batch) {
@@ -434,6 +461,7 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
                                                  : nlohmann::json(nullptr)},
            {"next_batch", s.next ? ProbeJson(*s.next) : nlohmann::json(nullptr)},
            {"limit_reached", s.limit_reached},
+           {"stopped_at_total_limit", s.stopped_at_total_limit},
            {"ratio_vs_checkpoint_all", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
            {"at_max", s.at_max ? ProbeJson(*s.at_max) : nlohmann::json(nullptr)},
            {"best_uncertified", s.uncertified ? ProbeJson(*s.uncertified) : nlohmann::json(nullptr)},
@@ -514,6 +542,10 @@ void AddMaxBatchCommand(CLI::App& app, int& exit_code) {
   command->add_option("--max-batch", options->max_batch,
                       "stop the search at this batch (default 65536)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  command->add_option("--total-time-limit", options->total_time_limit_s,
+                      "seconds for the whole command: probes get at most what is left, and the "
+                      "search reports what it knows when it runs out (default: none)")
+      ->check(FiniteRange(0.001, 1e7));
   AddSolverSettingOptions(*command, options->solver);
   command->add_flag("--json", options->json, "machine-readable output (remat.maxbatch/1)");
   command->add_option("--plot", options->plot_path,

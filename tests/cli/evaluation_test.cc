@@ -500,5 +500,20 @@ TEST_F(EvaluationTest, PlotScheduleRejectsAnUnknownImageType) {
   EXPECT_NE(run.err.find(".svg or .png"), std::string::npos) << run.err;
 }
 
+// Issue 14, defect 7: --total-time-limit bounds the whole maxbatch command; when it runs
+// out, the search says so and never claims a certificate it did not finish.
+TEST_F(EvaluationTest, MaxBatchTotalTimeLimitStopsTheSearchHonestly) {
+  const auto run = RunRemat("maxbatch --model vgg16 --resolution 32x32 --memory 16e9 "
+                            "--strategies checkpoint-all,optimal --total-time-limit 0.001 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  bool stopped = false;
+  for (const json& row : doc["results"]) {
+    stopped |= row["stopped_at_total_limit"].get<bool>();
+    if (row["strategy"] == "optimal") EXPECT_NE(row["certified"], true) << row.dump();
+  }
+  EXPECT_TRUE(stopped);
+}
+
 }  // namespace
 }  // namespace remat
