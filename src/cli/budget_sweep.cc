@@ -1,6 +1,9 @@
 // Strategies over a budget grid, with the LP lower bound at each budget.
 #include "cli/budget_sweep.h"
 
+#include <chrono>
+#include <limits>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -87,7 +90,13 @@ int64_t SweepWorkItems(size_t budgets, size_t strategies, bool lower_bound) {
 std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int64_t>& budgets,
                                        const std::vector<std::string>& strategies,
                                        const SolverSettings& settings, bool lower_bound,
-                                       ProgressLine& progress) {
+                                       ProgressLine& progress, double total_time_limit_s) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto left = [&] {
+    if (total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
+    return total_time_limit_s -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
   SolverSettings quiet = settings;
   quiet.progress = false;  // the sweep's own line replaces the solver's
   std::vector<SweepPoint> points;
@@ -96,22 +105,31 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
     point.budget_bytes = budgets[b];
     const std::string where =
         fmt::format("at {} (budget {}/{})", FormatBytes(point.budget_bytes), b + 1, budgets.size());
-    if (lower_bound) {
+    if (lower_bound && left() > 0) {
       progress.Start("lower bound " + where);
       const BestBound best = BestLowerBound(
-          graph, point.budget_bytes, {.time_limit_s = settings.time_limit_s, .threads = settings.threads});
+          graph, point.budget_bytes,
+          {.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, left())),
+           .threads = settings.threads});
       point.lower_bound_status = SolveStatusName(best.status);
       point.lower_bound_seconds = best.seconds;
       if (best.status == SolveStatus::kOptimal) point.lower_bound = best.cost;
       progress.Finish();
     } else {
-      point.lower_bound_status = "skipped";
+      point.lower_bound_status = lower_bound ? "skipped: --total-time-limit spent" : "skipped";
     }
     SharedWork shared;  // the roundings solve their LP once per budget; optimal reuses the bound
     shared.lower_bound = point.lower_bound;
     for (const std::string& name : strategies) {
       progress.Start(name + " " + where);
-      point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, quiet, &shared));
+      if (left() <= 0) {
+        point.rows.push_back({.strategy = name, .solver_status = "skipped",
+                              .note = "skipped: --total-time-limit spent"});
+      } else {
+        SolverSettings capped = quiet;
+        capped.time_limit_s = std::max(0.5, std::min(quiet.time_limit_s, left()));
+        point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, capped, &shared));
+      }
       progress.Finish();
     }
     points.push_back(std::move(point));

@@ -47,12 +47,14 @@ struct SweepPoint {
   std::vector<StrategyRow> rows;      // one per strategy, in the order asked
 };
 
-// For each budget: the LP lower bound (unless `lower_bound` is false), then every strategy.
-// `progress` counts one item per LP solve and per strategy run.
+// For each budget: the best lower bound (unless `lower_bound` is false), then every strategy.
+// `progress` counts one item per bound and per strategy run. With `total_time_limit_s` > 0 no
+// run gets more than what is left of it, and once it is spent the remaining rows are
+// "skipped" (solver status) without a schedule.
 std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int64_t>& budgets,
                                        const std::vector<std::string>& strategies,
                                        const SolverSettings& settings, bool lower_bound,
-                                       ProgressLine& progress);
+                                       ProgressLine& progress, double total_time_limit_s = 0);
 
 // Items RunBudgetSweep reports to its progress line.
 int64_t SweepWorkItems(size_t budgets, size_t strategies, bool lower_bound);

@@ -25,6 +25,7 @@ struct SweepOptions {
   BudgetRangeArgs range;
   std::string strategies = "all";
   SolverSettings solver{.time_limit_s = 60};
+  double total_time_limit_s = 0;  // the whole command; 0: none
   bool lower_bound = true;
   bool json = false;
   bool csv = false;
@@ -87,7 +88,7 @@ void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
                                rows));
 
   // The same numbers at a glance: overhead per strategy, '-' where it does not fit.
-  std::vector<std::string> header = {"budget", "LP bound"};
+  std::vector<std::string> header = {"budget", "bound"};
   header.insert(header.end(), sweep.strategies.begin(), sweep.strategies.end());
   std::vector<std::vector<std::string>> summary;
   for (const SweepPoint& point : sweep.points) {
@@ -151,7 +152,7 @@ void PrintCsv(const SweepResult& sweep) {
   }
 }
 
-// One data row per budget: the budget, the LP bound's overhead, each strategy's overhead
+// One data row per budget: the budget, the best bound's overhead, each strategy's overhead
 // where it fits (NaN elsewhere, which gnuplot leaves out of the line).
 void WritePlot(const SweepResult& sweep, const std::string& path) {
   const ByteUnit unit = ByteUnitFor(sweep.points.back().budget_bytes);
@@ -232,7 +233,7 @@ void RunSweep(const SweepOptions& options, int& exit_code) {
                         SweepWorkItems(budgets.size(), sweep.strategies.size(), options.lower_bound),
                         ProgressWanted(options.quiet));
   sweep.points = RunBudgetSweep(graph, budgets, sweep.strategies, options.solver,
-                                options.lower_bound, progress);
+                                options.lower_bound, progress, options.total_time_limit_s);
   if (options.json) {
     fmt::print("{}\n", ToJson(sweep, options).dump(2));
   } else if (options.csv) {
@@ -266,6 +267,10 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
   sweep->add_option("--strategies,--strategy", options->strategies,
                     "strategy names, comma-separated, or 'all' (default)");
   AddSolverSettingOptions(*sweep, options->solver);
+  sweep->add_option("--total-time-limit", options->total_time_limit_s,
+                    "seconds for the whole sweep: no run gets more than what is left, and rows "
+                    "after it is spent are skipped (default: none)")
+      ->check(FiniteRange(0.001, 1e7));
   sweep->add_flag("!--no-lower-bound", options->lower_bound, "skip the LP lower bound");
   sweep->add_flag("--json", options->json, "machine-readable output (remat.sweep/1)");
   sweep->add_flag("--csv", options->csv, "one CSV row per budget and strategy");

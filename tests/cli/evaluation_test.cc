@@ -515,5 +515,22 @@ TEST_F(EvaluationTest, MaxBatchTotalTimeLimitStopsTheSearchHonestly) {
   EXPECT_TRUE(stopped);
 }
 
+// Issue 14, defect 7: --total-time-limit bounds the whole sweep; rows after it is spent are
+// marked skipped, never run past it.
+TEST_F(EvaluationTest, SweepTotalTimeLimitSkipsWhatIsLeft) {
+  const auto run = RunRemat("sweep --graph " + Linear8() +
+                            " --points 3 --total-time-limit 0.001 --json");
+  // Exit 1 when nothing that ran found a schedule: the usual meaning, even when cut short.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+  const json doc = json::parse(run.out);
+  int skipped = 0;
+  for (const json& point : doc["points"]) {
+    for (const json& row : point["results"]) {
+      if (row.contains("solver_status") && row["solver_status"] == "skipped") ++skipped;
+    }
+  }
+  EXPECT_GT(skipped, 0) << run.out.substr(0, 500);
+}
+
 }  // namespace
 }  // namespace remat
