@@ -266,6 +266,23 @@ void RequireTrainingStructure(const Graph& graph, const std::string& what) {
       graph.has_training_structure() ? "has no forward nodes" : "is an unlabeled DAG"));
 }
 
+int64_t NoRematPeakBytes(const Graph& graph) {
+  const int32_t n = graph.size();
+  std::vector<int64_t> ends(n + 1, 0);  // bytes whose life ends after stage t, at index t + 1
+  int64_t live = 0;  // values computed before t and still needed at t or later
+  int64_t peak = 0;
+  for (int32_t t = 0; t < n; ++t) {
+    live -= ends[t];
+    peak = std::max(peak, live + graph.node(t).bytes);
+    const int32_t last = graph.last_consumer(t);
+    if (last > t) {
+      live += graph.node(t).bytes;
+      ends[last + 1] += graph.node(t).bytes;
+    }
+  }
+  return peak;
+}
+
 int64_t MinimumPeakLowerBound(const Graph& graph) {
   int64_t bound = 0;
   for (int32_t v = 0; v < graph.size(); ++v) {

@@ -84,6 +84,12 @@ bool HasForwardPass(const Graph& graph);
 // Throws InputError naming `what` when HasForwardPass is false.
 void RequireTrainingStructure(const Graph& graph, const std::string& what);
 
+// The peak of the no-rematerialization schedule (checkpoint-all: every value held from the
+// stage after its computation to the stage of its last consumer), in linear time and memory:
+// at node t's allocation the live values are t and every u < t whose last consumer is >= t.
+// Equals Simulate(CheckpointAll) (tested), without building the n x n matrices.
+int64_t NoRematPeakBytes(const Graph& graph);
+
 // A lower bound on the peak of any schedule: some stage must hold a node's output together
 // with all of its inputs, so the largest bytes[v] + sum(bytes of preds(v)).
 int64_t MinimumPeakLowerBound(const Graph& graph);

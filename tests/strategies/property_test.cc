@@ -46,6 +46,7 @@ TEST_P(RandomGraphProperty, EveryBaselineGivesAValidSimulatedSchedule) {
   const Graph g = testing::RandomTrainingGraph(seed, layers);
   const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
   EXPECT_DOUBLE_EQ(all.cost, g.total_cost());  // nothing is recomputed
+  EXPECT_EQ(NoRematPeakBytes(g), all.peak_bytes);  // the linear-time figure is the simulator's
   const int64_t lower_bound = MinimumPeakLowerBound(g);
   // A budget between the lower bound and the no-remat peak.
   const int64_t budget = lower_bound + (all.peak_bytes - lower_bound) / 2;
@@ -77,6 +78,7 @@ TEST_P(RandomDagProperty, CheckpointAllSchedulesUnlabeledDags) {
   EXPECT_EQ(RecountPeak(g, plan), r.peak_bytes);
   EXPECT_DOUBLE_EQ(r.cost, g.total_cost());
   EXPECT_GE(r.peak_bytes, MinimumPeakLowerBound(g));
+  EXPECT_EQ(NoRematPeakBytes(g), r.peak_bytes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomDagProperty, ::testing::Range(1u, 51u));
