@@ -505,12 +505,16 @@ TEST_F(EvaluationTest, PlotScheduleRejectsAnUnknownImageType) {
 TEST_F(EvaluationTest, MaxBatchTotalTimeLimitStopsTheSearchHonestly) {
   const auto run = RunRemat("maxbatch --model vgg16 --resolution 32x32 --memory 16e9 "
                             "--strategies checkpoint-all,optimal --total-time-limit 0.001 --json");
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Exit 1 when the limit ran out before any batch was found (likely on a slow build): the
+  // usual meaning of 1, and the JSON still says why.
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
   const json doc = json::parse(run.out);
   bool stopped = false;
   for (const json& row : doc["results"]) {
     stopped |= row["stopped_at_total_limit"].get<bool>();
-    if (row["strategy"] == "optimal") EXPECT_NE(row["certified"], true) << row.dump();
+    if (row["strategy"] == "optimal") {
+      EXPECT_NE(row["certified"], true) << row.dump();
+    }
   }
   EXPECT_TRUE(stopped);
 }
