@@ -9,7 +9,6 @@
 #include "core/sizes.h"
 #include "core/graph_json.h"
 #include "core/training_graph.h"
-#include "strategies/checkpoint_all.h"
 #include "zoo/random_layered.h"
 
 namespace remat {

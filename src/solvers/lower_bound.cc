@@ -39,13 +39,15 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
       graph, budget_bytes,
       {.time_limit_s = absence_limit, .threads = options.threads, .verbose = options.verbose});
   std::string absence_note;
-  if (absence.status == SolveStatus::kInfeasible) {
+  // Either bound may prove that no schedule fits; that answer ends the call.
+  auto infeasible = [&](const char* source, const std::string& message) {
     best.status = SolveStatus::kInfeasible;
-    best.source = "absence-gap";
-    best.note = absence.message;
+    best.source = source;
+    best.note = message;
     best.seconds = elapsed();
     return best;
-  }
+  };
+  if (absence.status == SolveStatus::kInfeasible) return infeasible("absence-gap", absence.message);
   if (absence.status == SolveStatus::kOptimal || absence.status == SolveStatus::kFeasible) {
     absence_note = fmt::format("absence-gap {:.6g} ({}{} cols x {} rows, {:.2f} s)", absence.cost,
                                absence.status == SolveStatus::kFeasible ? "CBC's bound at its limit, " : "",
@@ -68,13 +70,7 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
   } else {
     const LowerBound lp = LpLowerBound(graph, budget_bytes,
                                        {.time_limit_s = left, .verbose = options.verbose});
-    if (lp.status == SolveStatus::kInfeasible) {
-      best.status = SolveStatus::kInfeasible;
-      best.source = "LP relaxation";
-      best.note = lp.message;
-      best.seconds = elapsed();
-      return best;
-    }
+    if (lp.status == SolveStatus::kInfeasible) return infeasible("LP relaxation", lp.message);
     if (lp.status == SolveStatus::kOptimal) {
       lp_note = fmt::format("LP {:.6g} ({:.2f} s)", lp.cost, lp.solve_time_s);
       if (lp.cost > best.cost) {

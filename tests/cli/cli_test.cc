@@ -238,8 +238,8 @@ TEST_F(CliTest, LossOnlyGraphSkipsForwardBaselines) {
   EXPECT_EQ(optimal.exit_code, 0) << optimal.err;
 }
 
-// Issue 14, defect 11: optimal without time to prove anything saves "feasible", and the plot
-// title says so.
+// Issue 14, defect 11: optimal without time to prove anything saves "feasible" and the bound
+// in the schedule file (the plot title is built from those two fields).
 TEST_F(CliTest, SavedScheduleSaysFeasibleWhenNotProven) {
   ASSERT_EQ(RunRemat("graph linear 24 -o " + Path("l24.json")).exit_code, 0);
   const auto run = RunRemat("solve --graph " + Path("l24.json") +
