@@ -2,6 +2,9 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= graph_json node_link_json cost_profile schedule_json onnx
 REMAT := $(BUILD)/src/cli/remat
 VENV ?= .venv
 PYTHON := $(CURDIR)/$(VENV)/bin/python
@@ -9,7 +12,7 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 PYTHON_FLAGS = -DREMAT_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
   -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir)
 
-.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python bench clean
+.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python bench fuzz fuzz-run clean
 
 all: build
 
@@ -58,6 +61,30 @@ test-python: build
 
 bench: build
 	$(BUILD)/bench/remat_bench
+
+# libFuzzer targets (docs/fuzzing.md), never part of `make test`: clang and compiler-rt are
+# installed, build-fuzz is configured with clang and every fuzzer is built.
+fuzz: deps
+	./scripts/install-fuzz-deps.sh
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DREMAT_FUZZ=ON -DREMAT_BENCH=OFF > /dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target remat_fuzzers
+
+# Runs each fuzzer in turn for FUZZ_SECONDS on a scratch copy of its seed corpus (the committed
+# seeds in fuzz/corpus/<target>/, tests/onnx/data for onnx, stay as they are); logs, grown
+# corpora and any crash inputs go to $(FUZZ_BUILD)/runs/<target>/. Stops at the first fuzzer
+# that finds something.
+fuzz-run: fuzz
+	set -e; for target in $(FUZZ_TARGETS); do \
+	  run=$(FUZZ_BUILD)/runs/$$target; rm -rf $$run; mkdir -p $$run/corpus; \
+	  if [ $$target = onnx ]; then seeds=tests/onnx/data; else seeds=fuzz/corpus/$$target; fi; \
+	  cp $$seeds/* $$run/corpus/; \
+	  echo "== $$target: $(FUZZ_SECONDS) s, log in $$run/log"; \
+	  $(FUZZ_BUILD)/fuzz/remat_$${target}_fuzzer -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=$$run/ $$run/corpus \
+	    > $$run/log 2>&1 || { tail -n 40 $$run/log; exit 1; }; \
+	  tail -n 12 $$run/log; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) python/remat/_core*.so
