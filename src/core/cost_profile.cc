@@ -55,9 +55,11 @@ CostProfile CostProfileFromJson(const std::string& text, const std::string& sour
   for (size_t k = 0; k < nodes.size(); ++k) {
     const Where where = (root / "nodes")[k];
     CostProfileNode node;
-    node.id = static_cast<int32_t>(json_fields::AsInt64(json_fields::Field(nodes[k], "id", where),
-                                                        where / "id"));
-    if (node.id != static_cast<int32_t>(k)) (where / "id").Fail(fmt::format("expected {}", k));
+    // Compared before narrowing: 2^32 must not pass for node 0.
+    const int64_t id =
+        json_fields::AsInt64(json_fields::Field(nodes[k], "id", where), where / "id");
+    if (id != static_cast<int64_t>(k)) (where / "id").Fail(fmt::format("is {}, expected {}", id, k));
+    node.id = static_cast<int32_t>(k);
     node.name = string_field(nodes[k], "name", where);
     const json& cost = json_fields::Field(nodes[k], "cost_ms", where);
     if (!cost.is_number() || !(cost.get<double>() >= 0)) {
@@ -96,7 +98,12 @@ Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std
     }
     nodes[id].cost = profile.nodes[id].cost_ms;
   }
-  return Graph(std::move(nodes), graph.edges(), "ms", graph.name());
+  try {
+    return Graph(std::move(nodes), graph.edges(), "ms", graph.name());
+  } catch (const InputError& error) {
+    // Costs the graph cannot take (their sum above kMaxTotalCost): name the profile.
+    throw InputError(fmt::format("{}: {}", source, error.what()));
+  }
 }
 
 Graph ApplyCostProfile(const Graph& graph, const std::string& path) {

@@ -46,5 +46,39 @@ TEST(CostProfileTest, MalformedDocumentNamesTheField) {
   }
 }
 
+// Found in review while adding the fuzzer: an id was narrowed to int32 before the check, so
+// 2^32 (which wraps to 0) passed for node 0.
+TEST(CostProfileTest, AnIdThatWrapsToTheIndexIsRefused) {
+  try {
+    CostProfileFromJson(R"({"schema": "remat.costs/1", "cost_unit": "ms",
+                            "structure_fingerprint": "x", "model": "m", "settings": "",
+                            "nodes": [{"id": 4294967296, "name": "a", "cost_ms": 1}]})",
+                        "p.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.json: nodes[0].id: is 4294967296, expected 0"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Each cost is a valid number, but 7 nodes of 1e300 ms sum above kMaxTotalCost (1e290): bad
+// input that names the profile.
+TEST(CostProfileTest, CostsTooLargeForTheGraphNameTheProfile) {
+  const Graph graph = LinearGraph(3);
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(graph)};
+  for (int32_t id = 0; id < graph.size(); ++id) {
+    profile.nodes.push_back({.id = id, .name = graph.node(id).name, .cost_ms = 1e300});
+  }
+  try {
+    ApplyCostProfile(graph, profile, "p.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("p.json: ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sum of the nodes' costs"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace remat
