@@ -38,7 +38,7 @@ void BM_ScanSchedule(benchmark::State& state) {
 
 void BM_ScheduleFromCheckpoints(benchmark::State& state) {
   const Graph g = BenchGraph(state.range(0));
-  const BitMatrix S = SqrtSchedule(g).S;
+  const StageMatrix S = SqrtSchedule(g).S;
   for (auto _ : state) benchmark::DoNotOptimize(ScheduleFromCheckpoints(g, S));
 }
 

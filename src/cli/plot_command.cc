@@ -39,8 +39,9 @@ ScheduleData BuildData(const Schedule& schedule, const Plan& plan,
                        const SimulationResult& sim, const ByteUnit& unit) {
   ScheduleData d;
   d.text = "# block 0, R: stage node kind (1 computed for the first time, 2 recomputed)\n";
+  const std::vector<std::vector<int32_t>> computed = schedule.R.Rows();
   for (int32_t t = 0; t < schedule.stages(); ++t) {
-    for (int32_t i : schedule.R.RowOnes(t)) {
+    for (int32_t i : computed[t]) {
       // Frontier-advancing: stage t computes node t for the first time (DESIGN §3).
       const bool first = i == t;
       d.text += fmt::format("{} {} {}\n", t, i, first ? 1 : 2);
@@ -48,8 +49,9 @@ ScheduleData BuildData(const Schedule& schedule, const Plan& plan,
     }
   }
   d.text += "\n\n# block 1, S: stage node (held from the previous stage)\n";
+  const std::vector<std::vector<int32_t>> held = schedule.S.Rows();
   for (int32_t t = 0; t < schedule.stages(); ++t) {
-    for (int32_t i : schedule.S.RowOnes(t)) {
+    for (int32_t i : held[t]) {
       d.text += fmt::format("{} {}\n", t, i);
       ++d.held;
     }

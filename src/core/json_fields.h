@@ -96,20 +96,28 @@ inline json ParseText(const std::string& text, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(fmt::format("{}: the file is empty", file));
   }
-  // The last key seen names the field when a number cannot be represented (1e400).
-  std::string last_key;
-  const json::parser_callback_t track = [&last_key](int /*depth*/, json::parse_event_t event,
-                                                    json& value) {
-    if (event == json::parse_event_t::key && value.is_string()) last_key = value.get<std::string>();
-    return true;
-  };
   try {
-    return json::parse(text, track);
+    return json::parse(text);
   } catch (const json::parse_error& error) {
     throw InputError(fmt::format("{}: not valid JSON (byte {}): {}", file, error.byte,
                                  text.size() <= error.byte ? "the file ends too early (truncated?)"
                                                            : std::string(error.what())));
   } catch (const json::exception& error) {
+    // A number that cannot be represented (1e400). Parsing again with a callback names the
+    // field: the last key seen. Only on this path, because the library's callback parser
+    // takes time quadratic in the length of an array of objects.
+    std::string last_key;
+    const json::parser_callback_t track = [&last_key](int /*depth*/, json::parse_event_t event,
+                                                      json& value) {
+      if (event == json::parse_event_t::key && value.is_string()) {
+        last_key = value.get<std::string>();
+      }
+      return true;
+    };
+    try {
+      const json discarded = json::parse(text, track);
+    } catch (const json::exception&) {
+    }
     throw InputError(fmt::format("{}: field '{}': {}", file,
                                  last_key.empty() ? "(top level)" : last_key,
                                  error.id == 406 ? "a number too large to represent"

@@ -1,8 +1,6 @@
 // Lowering of a staged schedule to an operation list (DESIGN §3).
 #include "core/plan.h"
 
-#include <algorithm>
-
 namespace remat {
 
 const char* OpKindName(OpKind kind) {
@@ -16,16 +14,23 @@ const char* OpKindName(OpKind kind) {
 
 Plan BuildPlan(const Graph& graph, const Schedule& schedule) {
   const int32_t n = graph.size();
-  const BitMatrix& R = schedule.R;
-  const BitMatrix& S = schedule.S;
+  const StageMatrix& R = schedule.R;
+  const StageMatrix& S = schedule.S;
   Plan plan;
   plan.reserve(static_cast<size_t>(R.CountOnes()) * 3);
+  const std::vector<std::vector<int32_t>> rows = R.Rows();
+  // hold_ends[t]: the values whose holding ends in stage t (held into t, not into t + 1), in
+  // increasing order. Only these can be freed at a stage's start, so no stage looks at the
+  // values that stay held through it: the plan takes time linear in the schedule's runs.
+  std::vector<std::vector<int32_t>> hold_ends(n);
+  for (int32_t u = 0; u < n; ++u) {
+    for (const StageRun& run : S.Runs(u)) hold_ends[run.last].push_back(u);
+  }
   std::vector<bool> live(n, false);
-  std::vector<int32_t> live_ids;  // live values, possibly with stale entries
   std::vector<int32_t> last_use(n, -1);
 
   for (int32_t t = 0; t < n; ++t) {
-    const std::vector<int32_t> computed = R.RowOnes(t);
+    const std::vector<int32_t>& computed = rows[t];
     // last_use[u]: the last position in this stage whose node reads u.
     for (int32_t v : computed) {
       for (int32_t u : graph.preds(v)) last_use[u] = v;  // v increases, so the last write wins
@@ -39,25 +44,16 @@ Plan BuildPlan(const Graph& graph, const Schedule& schedule) {
         live[u] = false;
       }
     };
-    // Stage start: drop every live value that nothing after its own position needs.
-    std::vector<int32_t> carried;
-    for (int32_t u : live_ids) {
-      if (live[u]) carried.push_back(u);
-    }
-    std::sort(carried.begin(), carried.end());
-    carried.erase(std::unique(carried.begin(), carried.end()), carried.end());
-    for (int32_t u : carried) free_if_done(u, u);
-    live_ids.clear();
-    for (int32_t u : carried) {
-      if (live[u]) live_ids.push_back(u);
-    }
+    // Stage start: drop every live value that nothing after its own position needs. A value
+    // live here is held into t (every other one was freed in stage t - 1), so only those whose
+    // holding ends in t can go.
+    for (int32_t u : hold_ends[t]) free_if_done(u, u);
     // Positions in increasing order; positions whose node does not run free nothing, because
     // a value is always freed at its own position or at the position of its last reader.
     for (int32_t i : computed) {
       if (!live[i]) {
         plan.push_back({OpKind::kAllocate, t, i});
         live[i] = true;
-        live_ids.push_back(i);
       }
       plan.push_back({OpKind::kCompute, t, i});
       for (int32_t u : graph.preds(i)) free_if_done(u, i);

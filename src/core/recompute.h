@@ -1,7 +1,7 @@
 // The optimal recomputation R for a fixed checkpoint matrix S (DESIGN §3, "R from S").
 #pragma once
 
-#include "core/bit_matrix.h"
+#include "core/stage_matrix.h"
 #include "core/graph.h"
 #include "core/schedule.h"
 
@@ -11,6 +11,6 @@ namespace remat {
 // node of each stage, every value that S starts holding in the next stage, and recursively
 // every missing input of a computed node. S must hold nothing at or ahead of the frontier
 // (S[t][i] = 0 for i >= t); throws InternalError otherwise.
-Schedule ScheduleFromCheckpoints(const Graph& graph, BitMatrix S);
+Schedule ScheduleFromCheckpoints(const Graph& graph, StageMatrix S);
 
 }  // namespace remat

@@ -1,56 +1,91 @@
-// Validity checks for a staged schedule (DESIGN §3: frontier-advancing and correctness).
+// Validity checks for a staged schedule (DESIGN §3: frontier-advancing and correctness), run
+// over the runs of R and S so that they take time linear in the schedule's size.
 #include "core/schedule.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 namespace remat {
+namespace {
+
+// The first stage of first..last in which neither `a` nor `b` has `col` set, or -1.
+int32_t FirstUncovered(const StageMatrix& a, const StageMatrix& b, int32_t col, int32_t first,
+                       int32_t last) {
+  int32_t t = first;
+  while (t <= last) {
+    // The run of `a` or `b` containing t, if any, moves t past its end.
+    int32_t next = t;
+    for (const StageMatrix* m : {&a, &b}) {
+      const std::vector<StageRun>& runs = m->Runs(col);
+      const auto it = std::lower_bound(runs.begin(), runs.end(), t,
+                                       [](const StageRun& run, int32_t r) { return run.last < r; });
+      if (it != runs.end() && it->first <= t) next = std::max(next, it->last + 1);
+    }
+    if (next == t) return t;
+    t = next;
+  }
+  return -1;
+}
+
+}  // namespace
 
 Schedule EmptySchedule(const Graph& graph) {
-  return {BitMatrix(graph.size(), graph.size()), BitMatrix(graph.size(), graph.size())};
+  return {StageMatrix(graph.size(), graph.size()), StageMatrix(graph.size(), graph.size())};
 }
 
 std::vector<std::string> CheckSchedule(const Graph& graph, const Schedule& schedule,
                                        size_t max_messages) {
-  std::vector<std::string> problems;
-  auto report = [&](std::string message) {
-    if (problems.size() < max_messages) problems.push_back(std::move(message));
-  };
   const int32_t n = graph.size();
-  const BitMatrix& R = schedule.R;
-  const BitMatrix& S = schedule.S;
+  const StageMatrix& R = schedule.R;
+  const StageMatrix& S = schedule.S;
   if (R.rows() != n || R.cols() != n || S.rows() != n || S.cols() != n) {
-    report(fmt::format("schedule is {}x{} (R) and {}x{} (S) but the graph has {} nodes", R.rows(),
-                       R.cols(), S.rows(), S.cols(), n));
-    return problems;
+    return {fmt::format("schedule is {}x{} (R) and {}x{} (S) but the graph has {} nodes",
+                        R.rows(), R.cols(), S.rows(), S.cols(), n)};
   }
+  // Problems are found node by node and reported in stage order.
+  std::vector<std::pair<int32_t, std::string>> found;
   auto name = [&](int32_t i) { return fmt::format("node {} ('{}')", i, graph.node(i).name); };
-  for (int32_t t = 0; t < n; ++t) {
-    // Frontier-advancing: stage t computes node t and nothing later; holds nothing >= t.
-    if (!R.Get(t, t)) report(fmt::format("stage {}: {} is not computed (frontier)", t, name(t)));
-    for (int32_t i : R.RowOnes(t)) {
-      if (i > t) report(fmt::format("stage {}: {} is computed ahead of the frontier", t, name(i)));
+  for (int32_t i = 0; i < n; ++i) {
+    // Frontier-advancing: stage i computes node i, no stage before i computes it, and it is
+    // held only after stage i.
+    if (!R.Get(i, i)) {
+      found.emplace_back(i, fmt::format("stage {}: {} is not computed (frontier)", i, name(i)));
     }
-    for (int32_t i : S.RowOnes(t)) {
-      if (i >= t) report(fmt::format("stage {}: {} is held before it exists", t, name(i)));
+    if (!R.Runs(i).empty() && R.Runs(i).front().first < i) {
+      const int32_t t = R.Runs(i).front().first;
+      found.emplace_back(t, fmt::format("stage {}: {} is computed ahead of the frontier", t, name(i)));
     }
-    // Correctness: a checkpoint exists before or is computed in the previous stage.
-    if (t + 1 < n) {
-      for (int32_t i : S.RowOnes(t + 1)) {
-        if (!S.Get(t, i) && !R.Get(t, i)) {
-          report(fmt::format("stage {}: {} is held but was neither held nor computed in stage {}",
-                             t + 1, name(i), t));
-        }
+    for (const StageRun& run : S.Runs(i)) {
+      if (run.first <= i) {
+        found.emplace_back(run.first, fmt::format("stage {}: {} is held before it exists",
+                                                  run.first, name(i)));
+      } else if (!R.Get(run.first - 1, i)) {
+        // Correctness: a checkpoint was held (not possible: runs are maximal) or computed in
+        // the stage before it starts.
+        found.emplace_back(run.first - 1,
+                           fmt::format("stage {}: {} is held but was neither held nor computed "
+                                       "in stage {}",
+                                       run.first, name(i), run.first - 1));
       }
     }
     // Correctness: every input of a computed node is computed or held in the same stage.
-    for (int32_t v : R.RowOnes(t)) {
-      for (int32_t u : graph.preds(v)) {
-        if (!R.Get(t, u) && !S.Get(t, u)) {
-          report(fmt::format("stage {}: {} reads {}, which is neither computed nor held", t,
-                             name(v), name(u)));
+    for (const StageRun& run : R.Runs(i)) {
+      for (int32_t u : graph.preds(i)) {
+        const int32_t t = FirstUncovered(R, S, u, run.first, run.last);
+        if (t >= 0) {
+          found.emplace_back(t, fmt::format("stage {}: {} reads {}, which is neither computed "
+                                            "nor held",
+                                            t, name(i), name(u)));
         }
       }
     }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> problems;
+  for (size_t k = 0; k < found.size() && k < max_messages; ++k) {
+    problems.push_back(std::move(found[k].second));
   }
   return problems;
 }

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "core/bit_matrix.h"
+#include "core/stage_matrix.h"
 #include "core/graph.h"
 
 namespace remat {
 
 struct Schedule {
-  BitMatrix R;
-  BitMatrix S;
+  StageMatrix R;
+  StageMatrix S;
 
   int32_t stages() const { return R.rows(); }
   bool operator==(const Schedule&) const = default;

@@ -13,30 +13,22 @@ namespace {
 
 using namespace json_fields;
 
-json ColumnIntervals(const BitMatrix& matrix) {
+json ColumnIntervals(const StageMatrix& matrix) {
   json columns = json::array();
   for (int32_t col = 0; col < matrix.cols(); ++col) {
     json runs = json::array();
-    int32_t start = -1;
-    for (int32_t row = 0; row <= matrix.rows(); ++row) {
-      const bool set = row < matrix.rows() && matrix.Get(row, col);
-      if (set && start < 0) start = row;
-      if (!set && start >= 0) {
-        runs.push_back({start, row - 1});
-        start = -1;
-      }
-    }
+    for (const StageRun& run : matrix.Runs(col)) runs.push_back({run.first, run.last});
     columns.push_back(std::move(runs));
   }
   return columns;
 }
 
-BitMatrix MatrixFromIntervals(const json& columns, int32_t n, const Where& where) {
+StageMatrix MatrixFromIntervals(const json& columns, int32_t n, const Where& where) {
   AsArray(columns, where);
   if (static_cast<int64_t>(columns.size()) != n) {
     where.Fail(fmt::format("has {} entries but the graph has {} nodes", columns.size(), n));
   }
-  BitMatrix matrix(n, n);
+  StageMatrix matrix(n, n);
   for (int32_t col = 0; col < n; ++col) {
     const Where at = where[col];
     const json& runs = AsArray(columns[col], at);
@@ -46,7 +38,7 @@ BitMatrix MatrixFromIntervals(const json& columns, int32_t n, const Where& where
       const int32_t first = AsId(run[0], n, at[k][0]);
       const int32_t last = AsId(run[1], n, at[k][1]);
       if (last < first) at[k].Fail(fmt::format("interval [{}, {}] is reversed", first, last));
-      for (int32_t row = first; row <= last; ++row) matrix.Set(row, col);
+      matrix.SetRun(col, first, last);
     }
   }
   return matrix;

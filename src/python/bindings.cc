@@ -27,19 +27,12 @@ namespace py = pybind11;
 namespace remat {
 namespace {
 
-// A matrix as the sorted column indices of its ones, row by row: schedules are sparse.
-std::vector<std::vector<int32_t>> RowsOf(const BitMatrix& matrix) {
-  std::vector<std::vector<int32_t>> rows(static_cast<size_t>(matrix.rows()));
-  for (int32_t r = 0; r < matrix.rows(); ++r) rows[r] = matrix.RowOnes(r);
-  return rows;
-}
-
-BitMatrix MatrixOf(const std::vector<std::vector<int32_t>>& rows, int32_t n, const char* name) {
+StageMatrix MatrixOf(const std::vector<std::vector<int32_t>>& rows, int32_t n, const char* name) {
   if (static_cast<int32_t>(rows.size()) != n) {
     throw InputError(std::string(name) + " has " + std::to_string(rows.size()) +
                      " rows; the graph has " + std::to_string(n) + " stages");
   }
-  BitMatrix matrix(n, n);
+  StageMatrix matrix(n, n);
   for (int32_t r = 0; r < n; ++r) {
     for (int32_t c : rows[r]) {
       if (c < 0 || c >= n) {
@@ -175,8 +168,8 @@ PYBIND11_MODULE(_core, m) {
       .def(py::init(&ScheduleOf), py::arg("graph"), py::arg("R"), py::arg("S"),
            "R and S as, per stage, the list of nodes computed / held; checked against DESIGN §3.")
       .def_property_readonly("stages", &Schedule::stages)
-      .def_property_readonly("R", [](const Schedule& s) { return RowsOf(s.R); })
-      .def_property_readonly("S", [](const Schedule& s) { return RowsOf(s.S); });
+      .def_property_readonly("R", [](const Schedule& s) { return s.R.Rows(); })
+      .def_property_readonly("S", [](const Schedule& s) { return s.S.Rows(); });
 
   m.def(
       "check_schedule",

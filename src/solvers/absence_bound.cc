@@ -24,22 +24,30 @@ constexpr double kRelativeSafety = 1e-6;
 struct CoveringModel {
   LinearModel lp;
   bool infeasible = false;
-  int32_t stage = -1;  // the stage that proves infeasibility
+  int32_t stage = -1;         // the stage that proves infeasibility
+  int32_t truncated_at = -1;  // rows from this stage on were left out (time or size)
 };
 
-CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale) {
+// Covering rows stop (and the bound weakens, staying valid) past this many terms.
+constexpr int64_t kMaxCoveringTerms = 2'000'000;
+
+CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
+                            std::chrono::steady_clock::time_point deadline) {
   const int32_t n = graph.size();
   CoveringModel model;
   // column[e] for the interval that ends at the e-th consumer of u (succs(u)[e]), created on
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
   for (int32_t u = 0; u < n; ++u) column[u].assign(graph.succs(u).size(), -1);
-  std::vector<char> is_pred(n, 0);
   // Values alive across boundary t+1 in the no-remat schedule: u < t with a consumer > t.
-  // Maintained incrementally: `open` holds u while last_consumer(u) > t.
+  // `open` lists them, with expired entries dropped only when a row is built (each entry is
+  // dropped once); `open_bytes` is their exact total, so stages that do not overflow cost
+  // O(inputs) and the whole pass is linear plus the rows' size.
   std::vector<int32_t> open;
+  std::vector<std::vector<int32_t>> expires(n);  // expires[t]: values whose last consumer is t
+  int64_t open_bytes = 0;
+  int64_t terms_total = 0;
   for (int32_t t = 0; t < n; ++t) {
-    for (int32_t p : graph.preds(t)) is_pred[p] = 1;
     int64_t fixed = graph.node(t).bytes;
     for (int32_t p : graph.preds(t)) fixed += graph.node(p).bytes;
     const int64_t capacity = budget_bytes - fixed;
@@ -48,24 +56,29 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
       model.stage = t;
       return model;
     }
-    open.erase(std::remove_if(open.begin(), open.end(),
-                              [&](int32_t u) { return graph.last_consumer(u) <= t; }),
-               open.end());
-    int64_t held = 0;
-    std::vector<std::pair<int32_t, int32_t>> members;  // (u, index of its interval's end)
-    for (int32_t u : open) {
-      if (is_pred[u]) continue;
-      const std::vector<int32_t>& succs = graph.succs(u);
-      // The interval holding boundary t+1 ends at the first consumer after t.
-      const int32_t e = static_cast<int32_t>(
-          std::upper_bound(succs.begin(), succs.end(), t) - succs.begin());
-      held += graph.node(u).bytes;
-      members.emplace_back(u, e);
+    for (int32_t u : expires[t]) open_bytes -= graph.node(u).bytes;
+    int64_t held = open_bytes;
+    for (int32_t p : graph.preds(t)) {
+      if (graph.last_consumer(p) > t) held -= graph.node(p).bytes;  // an input, not held
     }
-    if (held > capacity) {
+    if (held > capacity && model.truncated_at < 0) {
+      // Every 64 rows, and before a row that would pass the size cap, check the deadline:
+      // rows left out only weaken the bound, which stays valid.
+      if (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
+          (model.lp.num_rows() % 64 == 0 && std::chrono::steady_clock::now() > deadline)) {
+        model.truncated_at = t;
+      }
+    }
+    if (held > capacity && model.truncated_at < 0) {
+      std::erase_if(open, [&](int32_t u) { return graph.last_consumer(u) <= t; });
       std::vector<Term> terms;
-      terms.reserve(members.size());
-      for (const auto& [u, e] : members) {
+      terms.reserve(open.size());
+      for (int32_t u : open) {
+        const std::vector<int32_t>& succs = graph.succs(u);
+        if (std::binary_search(succs.begin(), succs.end(), t)) continue;  // an input of t
+        // The interval holding boundary t+1 ends at the first consumer after t.
+        const int32_t e = static_cast<int32_t>(
+            std::upper_bound(succs.begin(), succs.end(), t) - succs.begin());
         int32_t& c = column[u][e];
         if (c < 0) {
           c = model.lp.AddColumn({.lower = 0, .upper = 1,
@@ -74,10 +87,14 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         }
         terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
       }
+      terms_total += static_cast<int64_t>(terms.size());
       model.lp.AddRow(static_cast<double>(held - capacity), std::move(terms), kInfinity);
     }
-    for (int32_t p : graph.preds(t)) is_pred[p] = 0;
-    if (graph.last_consumer(t) > t) open.push_back(t);
+    if (graph.last_consumer(t) > t) {
+      open.push_back(t);
+      open_bytes += graph.node(t).bytes;
+      expires[graph.last_consumer(t)].push_back(t);
+    }
   }
   return model;
 }
@@ -92,7 +109,11 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
   double max_cost = 0;
   for (const Node& node : graph.nodes()) max_cost = std::max(max_cost, node.cost);
   const double cost_scale = max_cost > 0 ? max_cost : 1.0;
-  const CoveringModel model = BuildCovering(graph, budget_bytes, cost_scale);
+  // Building the rows may take at most half the time; CBC gets the rest.
+  const CoveringModel model = BuildCovering(
+      graph, budget_bytes, cost_scale,
+      start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  std::chrono::duration<double>(options.time_limit_s / 2)));
   auto finish = [&] {
     bound.solve_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -106,6 +127,9 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
   }
   bound.columns = model.lp.num_columns();
   bound.rows = model.lp.num_rows();
+  if (model.truncated_at >= 0) {
+    bound.message = fmt::format("rows from stage {} on left out (time or size)", model.truncated_at);
+  }
   if (bound.rows == 0) {
     bound.status = SolveStatus::kOptimal;  // no frontier cut overflows: no forced recomputation
     return finish();
@@ -117,7 +141,9 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
        .threads = options.threads,
        .relative_gap = 1e-6,
        .verbose = options.verbose});
-  bound.message = out.message;
+  if (!out.message.empty()) {
+    bound.message += (bound.message.empty() ? "" : "; ") + out.message;
+  }
   // Every row is satisfiable (dropping all the values it names sheds `held` >= its demand), so
   // only the dual bound matters: CBC's proven bound, or the optimum itself when it has none.
   double extra = 0;

@@ -306,8 +306,8 @@ CheckmateModel BuildCheckmateModel(const Graph& graph, int64_t budget_bytes,
   return model;
 }
 
-BitMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double threshold) const {
-  BitMatrix S(n_, n_);
+StageMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double threshold) const {
+  StageMatrix S(n_, n_);
   for (int32_t t = 1; t < n_; ++t) {
     for (int32_t i = 0; i < t; ++i) {
       const int32_t column = this->S(t, i);
@@ -320,8 +320,8 @@ BitMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double thre
 std::vector<double> CheckmateModel::Assignment(const Graph& graph,
                                                const Schedule& schedule) const {
   std::vector<double> values(static_cast<size_t>(lp.num_columns()), 0.0);
-  const BitMatrix& Rm = schedule.R;
-  const BitMatrix& Sm = schedule.S;
+  const StageMatrix& Rm = schedule.R;
+  const StageMatrix& Sm = schedule.S;
   for (int32_t t = 0; t < n_; ++t) {
     for (int32_t i = 0; i < t; ++i) {
       if (Rm.Get(t, i) && R(t, i) != kAbsent) values[R(t, i)] = 1;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/bit_matrix.h"
+#include "core/stage_matrix.h"
 #include "core/graph.h"
 #include "core/schedule.h"
 #include "solvers/linear_model.h"
@@ -50,7 +50,7 @@ class CheckmateModel {
   // Unscaled objective of the model for a solution's objective value.
   double CostOf(double objective) const { return (objective + objective_constant) * cost_scale; }
   // The checkpoint matrix of a solution: S[t][i] = 1 where the column is >= threshold.
-  BitMatrix DecodeS(const std::vector<double>& values, double threshold = 0.5) const;
+  StageMatrix DecodeS(const std::vector<double>& values, double threshold = 0.5) const;
   // A full assignment (R, S, FREE, U) reproducing `schedule` in this model; used as MIP start.
   std::vector<double> Assignment(const Graph& graph, const Schedule& schedule) const;
 

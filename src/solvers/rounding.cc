@@ -133,7 +133,7 @@ OptimizerResult SolveApproxRandomized(const Graph& graph, int64_t budget_bytes,
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const int32_t n = graph.size();
   for (int32_t round = 0; round < options.rounds; ++round) {
-    BitMatrix S(n, n);
+    StageMatrix S(n, n);
     for (int32_t t = 1; t < n; ++t) {
       for (int32_t i = 0; i < t; ++i) {
         const int32_t column = model.S(t, i);

@@ -44,13 +44,11 @@ bool IsBetter(const StrategyResult& a, const StrategyResult& b) {
   return a.cost < b.cost;
 }
 
-BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
                            bool recompute_segments) {
   const int32_t n = graph.size();
-  BitMatrix S(n, n);
-  auto hold = [&S](int32_t u, int32_t from, int32_t until) {
-    for (int32_t t = from + 1; t <= until; ++t) S.Set(t, u);
-  };
+  StageMatrix S(n, n);
+  auto hold = [&S](int32_t u, int32_t from, int32_t until) { S.SetRun(u, from + 1, until); };
   // Segment of each non-kept forward node (a run between kept nodes in topological order) and
   // the first backward stage that reads any node of the segment.
   std::vector<int32_t> segment(n, -1);

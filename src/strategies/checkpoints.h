@@ -19,7 +19,7 @@ namespace remat {
 // needs any of them, and then holds until each one's last consumer; without it, every stage
 // recomputes what it needs (binomial checkpointing places its own checkpoints instead). In an
 // unlabeled graph every node counts as kept. `keep` has one entry per node.
-BitMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
                            bool recompute_segments = true);
 
 // CheckpointMatrix followed by the R-from-S rule.

@@ -232,20 +232,16 @@ class EvictionPass {
   }
 
   // The last stage before `before` in which p is computed or held.
-  static int32_t LastPresence(const BitMatrix& R, const BitMatrix& S, int32_t p, int32_t before) {
-    for (int32_t k = before - 1; k > p; --k) {
-      if (R.Get(k, p) || S.Get(k, p)) return k;
-    }
-    return p;
+  static int32_t LastPresence(const StageMatrix& R, const StageMatrix& S, int32_t p,
+                              int32_t before) {
+    return std::max({p, R.LastBefore(p, before), S.LastBefore(p, before)});
   }
 
   // S with the eviction applied (uses_ unchanged until Commit).
-  BitMatrix Modified(const Schedule& s, const Candidate& c) const {
-    BitMatrix S = s.S;
-    for (int32_t k = c.from + 1; k <= c.to; ++k) S.Set(k, c.value, false);
-    for (int32_t p : c.pins) {
-      for (int32_t k = LastPresence(s.R, S, p, c.to) + 1; k <= c.to; ++k) S.Set(k, p);
-    }
+  StageMatrix Modified(const Schedule& s, const Candidate& c) const {
+    StageMatrix S = s.S;
+    S.SetRun(c.value, c.from + 1, c.to, false);
+    for (int32_t p : c.pins) S.SetRun(p, LastPresence(s.R, S, p, c.to) + 1, c.to);
     return S;
   }
 

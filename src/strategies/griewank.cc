@@ -71,14 +71,14 @@ Chain LinearizedChain(const Graph& graph) {
 // Provides the values at positions a+1 .. b-1 (x_a is stored; a = -1 is the input batch) with
 // `slots` free slots; `stage` is the stage of the advance, or -1 during the first sweep.
 void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t b, int32_t slots,
-             int32_t stage, BitMatrix& S) {
+             int32_t stage, StageMatrix& S) {
   const int32_t steps = b - 1 - a;
   if (steps <= 0 || slots == 0) return;
   const int32_t j = stage < 0 ? table.FirstSweepSplit(steps, slots) : table.Split(steps, slots);
   const int32_t m = a + j;
   const int32_t node = chain.node[m];
   const int32_t created = stage < 0 ? node : stage;
-  for (int32_t t = created + 1; t <= chain.last[m]; ++t) S.Set(t, node);
+  S.SetRun(node, created + 1, chain.last[m]);
   Reverse(table, chain, m, b, slots - 1, stage, S);
   if (m - 1 > a) Reverse(table, chain, a, m, slots, chain.need[m - 1], S);
 }
@@ -86,8 +86,8 @@ void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t 
 StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialTable& table,
                          int64_t budget_bytes, int32_t slots) {
   const int32_t f = static_cast<int32_t>(chain.node.size());
-  BitMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false),
-                               /*recompute_segments=*/false);
+  StageMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false),
+                                  /*recompute_segments=*/false);
   Reverse(table, chain, -1, f, slots, -1, S);
   return EvaluateSchedule(graph, "griewank", ScheduleFromCheckpoints(graph, std::move(S)),
                           budget_bytes,

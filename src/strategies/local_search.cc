@@ -25,15 +25,14 @@ struct Gap {
 
 // Every recomputation, with the last earlier stage in which the value was present.
 std::vector<Gap> Recomputations(const Schedule& s) {
-  const int32_t n = s.stages();
-  std::vector<int32_t> last_present(n, -1);
+  const std::vector<std::vector<int32_t>> rows = s.R.Rows();
   std::vector<Gap> gaps;
-  for (int32_t t = 0; t < n; ++t) {
-    for (int32_t v : s.R.RowOnes(t)) {
-      if (v < t && !s.S.Get(t, v) && last_present[v] >= 0) gaps.push_back({v, last_present[v], t});
+  for (int32_t t = 0; t < s.stages(); ++t) {
+    for (int32_t v : rows[t]) {
+      if (v >= t || s.S.Get(t, v)) continue;
+      const int32_t from = std::max(s.R.LastBefore(v, t), s.S.LastBefore(v, t));
+      if (from >= 0) gaps.push_back({v, from, t});
     }
-    for (int32_t v : s.R.RowOnes(t)) last_present[v] = t;
-    for (int32_t v : s.S.RowOnes(t)) last_present[v] = t;
   }
   return gaps;
 }
@@ -87,8 +86,8 @@ class Search {
         worst = k;
       }
     }
-    BitMatrix S = best_.schedule.S;
-    for (int32_t k = gap.from + 1; k <= gap.to; ++k) S.Set(k, gap.value);
+    StageMatrix S = best_.schedule.S;
+    S.SetRun(gap.value, gap.from + 1, gap.to);
     if (worst < 0 && Accept(S)) {
       ++holds_;
       return true;
@@ -104,10 +103,14 @@ class Search {
     std::sort(victims.begin(), victims.end());
     if (victims.size() > 4) victims.resize(4);
     for (const auto& [cost, w] : victims) {
-      BitMatrix trial = S;
-      int32_t k = worst;
-      while (k > w && trial.Get(k, w)) trial.Set(k--, w, false);
-      for (k = worst + 1; k < g_.size() && trial.Get(k, w); ++k) trial.Set(k, w, false);
+      StageMatrix trial = S;
+      // The run of holds through `worst` (w is held there: it came from S's row).
+      for (const StageRun run : trial.Runs(w)) {
+        if (run.first <= worst && worst <= run.last) {
+          trial.SetRun(w, std::max(w + 1, run.first), run.last, false);
+          break;
+        }
+      }
       if (Accept(trial)) {
         ++swaps_;
         return true;
@@ -116,7 +119,7 @@ class Search {
     return false;
   }
 
-  bool Accept(BitMatrix S) {
+  bool Accept(StageMatrix S) {
     Schedule schedule = ScheduleFromCheckpoints(g_, std::move(S));
     SimulationResult sim = Simulate(g_, schedule);
     if (sim.peak_bytes > budget_ || sim.cost >= best_.cost) return false;

@@ -13,7 +13,7 @@ namespace {
 TEST(ScheduleFromCheckpointsTest, DiamondWithNothingHeldRecomputesEverything) {
   // 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3 and S = 0: every stage recomputes all ancestors.
   const Graph g({{}, {}, {}, {}}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
-  const Schedule s = ScheduleFromCheckpoints(g, BitMatrix(4, 4));
+  const Schedule s = ScheduleFromCheckpoints(g, StageMatrix(4, 4));
   EXPECT_EQ(s.R.RowOnes(0), (std::vector<int32_t>{0}));
   EXPECT_EQ(s.R.RowOnes(1), (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(s.R.RowOnes(2), (std::vector<int32_t>{0, 2}));
@@ -24,7 +24,7 @@ TEST(ScheduleFromCheckpointsTest, DiamondWithNothingHeldRecomputesEverything) {
 TEST(ScheduleFromCheckpointsTest, ComputesAValueTheNextStageStartsHolding) {
   // Chain 0 -> 1 -> 2 -> 3; S[3][0] = 1 without S[2][0]: stage 2 must recompute 0.
   const Graph g({{}, {}, {}, {}}, {{0, 1}, {1, 2}, {2, 3}});
-  BitMatrix S(4, 4);
+  StageMatrix S(4, 4);
   S.Set(1, 0);
   S.Set(2, 1);
   S.Set(3, 2);
@@ -46,13 +46,13 @@ TEST(ScheduleFromCheckpointsTest, IsTheCheapestRForEverySOnTinyDags) {
     }
     const int cells = static_cast<int>(lower.size());  // 6
     for (int s_bits = 0; s_bits < (1 << cells); ++s_bits) {
-      BitMatrix S(4, 4);
+      StageMatrix S(4, 4);
       for (int k = 0; k < cells; ++k) {
         if (s_bits >> k & 1) S.Set(lower[k].first, lower[k].second);
       }
       double best = std::numeric_limits<double>::infinity();
       for (int r_bits = 0; r_bits < (1 << cells); ++r_bits) {
-        Schedule candidate{BitMatrix(4, 4), S};
+        Schedule candidate{StageMatrix(4, 4), S};
         for (int t = 0; t < 4; ++t) candidate.R.Set(t, t);
         double cost = 0;
         for (int k = 0; k < cells; ++k) {

@@ -13,7 +13,7 @@ namespace {
 
 TEST(ScheduleJsonTest, RoundTripsMatricesAndFigures) {
   const Graph g = LinearGraph(5);
-  BitMatrix S(g.size(), g.size());
+  StageMatrix S(g.size(), g.size());
   for (int t = 2; t < 9; ++t) S.Set(t, 1);  // one long run
   S.Set(4, 3);
   S.Set(7, 3);  // two runs of node 3
@@ -37,7 +37,7 @@ TEST(ScheduleJsonTest, RoundTripsMatricesAndFigures) {
 // time-limited MILP answer is never shown as "optimal"; files without them still load.
 TEST(ScheduleJsonTest, RecordsSolverStatusAndBound) {
   const Graph g = LinearGraph(3);
-  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
   const std::string text = ScheduleToJson(
       g, schedule, {.strategy = "optimal", .solver_status = "feasible", .lower_bound_cost = 5.5});
   const ScheduleDocument doc = ScheduleFromJson(text, "s.json");
@@ -54,7 +54,7 @@ TEST(ScheduleJsonTest, RecordsSolverStatusAndBound) {
 
 TEST(ScheduleJsonTest, RejectsATamperedGraph) {
   const Graph g = LinearGraph(3);
-  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
   std::string text = ScheduleToJson(g, schedule, {.strategy = "x"});
   const size_t at = text.find("\"bytes\":1");
   ASSERT_NE(at, std::string::npos);
@@ -67,7 +67,7 @@ TEST(ScheduleJsonTest, RejectsHandEditedMatricesNamingTheFile) {
   // stage computes only its own node and reads held inputs. An S edited to hold nothing leaves
   // stage 1 reading node 0, which is neither held nor recomputed: DESIGN §3 forbids it.
   const Graph g = LinearGraph(2);
-  BitMatrix S(g.size(), g.size());
+  StageMatrix S(g.size(), g.size());
   for (int32_t t = 1; t < g.size(); ++t) {
     for (int32_t i = 0; i < t; ++i) S.Set(t, i);
   }
@@ -93,7 +93,7 @@ TEST(ScheduleJsonTest, RejectsHandEditedMatricesNamingTheFile) {
 
 TEST(ScheduleJsonTest, RejectsANegativeBudget) {
   const Graph g = LinearGraph(2);
-  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(g.size(), g.size()));
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
   const std::string text = ScheduleToJson(g, schedule, {.strategy = "x", .budget_bytes = -5});
   EXPECT_THROW(ScheduleFromJson(text, "s.json"), InputError);
 }

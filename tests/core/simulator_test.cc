@@ -23,7 +23,7 @@ Graph Chain() {
 
 TEST(SimulatorTest, ChainWithoutRecomputation) {
   const Graph g = Chain();
-  BitMatrix S(3, 3);
+  StageMatrix S(3, 3);
   S.Set(1, 0);
   S.Set(2, 1);
   const Schedule schedule = ScheduleFromCheckpoints(g, S);
@@ -47,7 +47,7 @@ TEST(SimulatorTest, DiamondRecomputedInTheLastStage) {
   const Graph g({{.cost = 1, .bytes = 10}, {.cost = 1, .bytes = 1}, {.cost = 1, .bytes = 1},
                  {.cost = 1, .bytes = 1}},
                 {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
-  const Schedule schedule = ScheduleFromCheckpoints(g, BitMatrix(4, 4));
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(4, 4));
   const SimulationResult sim = Simulate(g, schedule);
   // Stage costs 1 + 2 + 2 + 4: node 0 runs in every stage.
   EXPECT_DOUBLE_EQ(sim.cost, 9);
@@ -63,7 +63,7 @@ TEST(SimulatorTest, HeldValueReusedWhenRecomputedInPlace) {
   // 0 -> 1, 0 -> 2 (bytes 5, 3, 7). Stage 2 both holds and recomputes 0: no new allocation.
   const Graph g({{.cost = 2, .bytes = 5}, {.cost = 1, .bytes = 3}, {.cost = 1, .bytes = 7}},
                 {{0, 1}, {0, 2}});
-  Schedule s{BitMatrix(3, 3), BitMatrix(3, 3)};
+  Schedule s{StageMatrix(3, 3), StageMatrix(3, 3)};
   s.R.Set(0, 0);
   s.R.Set(1, 1);
   s.R.Set(2, 2);

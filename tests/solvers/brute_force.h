@@ -22,7 +22,7 @@ inline std::vector<std::pair<int64_t, double>> AllSchedules(const Graph& g) {
   }
   std::vector<std::pair<int64_t, double>> outcomes;
   for (uint64_t bits = 0; bits < (uint64_t{1} << cells.size()); ++bits) {
-    BitMatrix S(n, n);
+    StageMatrix S(n, n);
     for (size_t k = 0; k < cells.size(); ++k) {
       if (bits >> k & 1) S.Set(cells[k].first, cells[k].second);
     }

@@ -30,7 +30,9 @@ TEST(StrategyRunnerTest, RoundingsShareOneLpAndAgreeWithSeparateSolves) {
   const StrategyRow alone = RunStrategy("approx-randomized", g, budget, settings);
   EXPECT_EQ(alone.note.find("LP shared"), std::string::npos);
   ASSERT_EQ(r.result.has_value(), alone.result.has_value());
-  if (r.result) EXPECT_DOUBLE_EQ(r.result->cost, alone.result->cost);
+  if (r.result) {
+    EXPECT_DOUBLE_EQ(r.result->cost, alone.result->cost);
+  }
   // A relaxation for another budget is not reused.
   SharedWork other{.relaxation = shared.relaxation};
   const StrategyRow b = RunStrategy("approx", g, budget + 1, settings, &other);

@@ -24,7 +24,7 @@ TEST(LocalSearchTest, HoldsARecomputedValueWhenItFits) {
   std::vector<Node> nodes(4);
   for (int32_t i = 0; i < 4; ++i) nodes[i] = {.name = std::string(1, 'a' + i), .cost = 1, .bytes = 4};
   const Graph g(nodes, {{0, 1}, {1, 2}, {2, 3}, {0, 3}});
-  BitMatrix S(4, 4);
+  StageMatrix S(4, 4);
   S.Set(1, 0);  // a held into stage 1 only
   S.Set(2, 1);  // b held into stage 2
   S.Set(3, 2);  // c held into stage 3
