@@ -91,7 +91,12 @@ std::string DescribeCheckpoints(const std::vector<bool>& keep) {
   for (int32_t id = 0; id < static_cast<int32_t>(keep.size()); ++id) {
     if (keep[id]) ids.push_back(id);
   }
-  return ids.empty() ? "no checkpoints" : fmt::format("checkpoints: {}", fmt::join(ids, " "));
+  if (ids.empty()) return "no checkpoints";
+  // A long list would fill a table row: the first ten, the last, and the count.
+  constexpr size_t kShown = 10;
+  if (ids.size() <= kShown + 2) return fmt::format("checkpoints: {}", fmt::join(ids, " "));
+  return fmt::format("checkpoints: {} ... {} ({} in all)",
+                     fmt::join(ids.begin(), ids.begin() + kShown, " "), ids.back(), ids.size());
 }
 
 }  // namespace remat

@@ -25,7 +25,8 @@ StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
 // CheckpointMatrix followed by the R-from-S rule.
 Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep);
 
-// "1 3 5 7" for the kept forward nodes, for result descriptions.
+// "checkpoints: 1 3 5 7" for the kept forward nodes, for result descriptions; a list of more
+// than 12 shows the first ten, the last and the count.
 std::string DescribeCheckpoints(const std::vector<bool>& keep);
 
 }  // namespace remat

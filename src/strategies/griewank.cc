@@ -41,9 +41,71 @@ BinomialTable::BinomialTable(int32_t max_steps, int32_t max_slots)
 
 namespace {
 
+// C(n, k) for n >= k, or 2^62 when it is at least 2^55: the callers only compare it with step
+// counts below 2^31, and the running product C(n - k + i, i) grows with i, so saturating
+// early never changes a comparison.
+int64_t SaturatingBinomial(int64_t n, int64_t k) {
+  constexpr int64_t kCap = int64_t{1} << 62;
+  int64_t value = 1;
+  for (int64_t i = 1; i <= k; ++i) {
+    const int64_t factor = n - k + i;
+    if (value > kCap / factor) return kCap;  // value * factor / i >= 2^62 / 65 > 2^55
+    value = value * factor / i;              // exact: the result is C(n - k + i, i)
+  }
+  return value;
+}
+
+// The largest minimizer of a convex function on [lo, hi].
+template <typename F>
+int32_t LargestMinimizer(int32_t lo, int32_t hi, const F& f) {
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo + 1) / 2;
+    if (f(mid) <= f(mid - 1)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace
+
+int64_t BinomialCounts::Advances(int32_t steps, int32_t slots) const {
+  if (steps <= 0) return 0;
+  if (slots == 0) return int64_t{steps} * (steps + 1) / 2;
+  // Steps 1..steps in runs of equal slope r: slope r up to C(r + c + 1, c + 1) - 1.
+  int64_t total = 0, done = 0;
+  for (int64_t r = 1; done < steps; ++r) {
+    const int64_t end = std::min<int64_t>(steps, SaturatingBinomial(r + slots + 1, slots + 1) - 1);
+    total += r * (end - done);
+    done = std::max(done, end);
+  }
+  return total;
+}
+
+int64_t BinomialCounts::FirstSweepRecomputations(int32_t steps, int32_t slots) const {
+  return steps <= 0 ? 0 : Advances(steps + 1, slots) - 1 - steps;
+}
+
+int32_t BinomialCounts::Split(int32_t steps, int32_t slots) const {
+  return LargestMinimizer(1, steps, [&](int32_t j) {
+    return j + Advances(steps - j, slots - 1) + Advances(j - 1, slots);
+  });
+}
+
+int32_t BinomialCounts::FirstSweepSplit(int32_t steps, int32_t slots) const {
+  return LargestMinimizer(1, steps, [&](int32_t j) {
+    return FirstSweepRecomputations(steps - j, slots - 1) + Advances(j - 1, slots);
+  });
+}
+
+namespace {
+
 // With 64 slots binomial checkpointing reverses 2,145 steps with one recomputation each, so
-// larger counts change nothing for realistic graphs while the table grows as steps^2 * slots.
+// larger counts change little for realistic graphs while each costs one simulation.
 constexpr int32_t kMaxSweptSlots = 64;
+constexpr int64_t kMaxSweptRecomputations = 20'000'000;
 
 struct Chain {
   std::vector<int32_t> node;     // forward node at each position
@@ -70,7 +132,7 @@ Chain LinearizedChain(const Graph& graph) {
 
 // Provides the values at positions a+1 .. b-1 (x_a is stored; a = -1 is the input batch) with
 // `slots` free slots; `stage` is the stage of the advance, or -1 during the first sweep.
-void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t b, int32_t slots,
+void Reverse(const BinomialCounts& table, const Chain& chain, int32_t a, int32_t b, int32_t slots,
              int32_t stage, StageMatrix& S) {
   const int32_t steps = b - 1 - a;
   if (steps <= 0 || slots == 0) return;
@@ -83,7 +145,7 @@ void Reverse(const BinomialTable& table, const Chain& chain, int32_t a, int32_t 
   if (m - 1 > a) Reverse(table, chain, a, m, slots, chain.need[m - 1], S);
 }
 
-StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialTable& table,
+StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialCounts& table,
                          int64_t budget_bytes, int32_t slots) {
   const int32_t f = static_cast<int32_t>(chain.node.size());
   StageMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false),
@@ -102,7 +164,7 @@ StrategyResult GriewankWithSlots(const Graph& graph, int64_t budget_bytes, int32
   const Chain chain = LinearizedChain(graph);
   const int32_t f = static_cast<int32_t>(chain.node.size());
   slots = std::clamp(slots, 0, f);
-  return FromTable(graph, chain, BinomialTable(f, slots), budget_bytes, slots);
+  return FromTable(graph, chain, BinomialCounts(), budget_bytes, slots);
 }
 
 StrategyResult GriewankLogN(const Graph& graph, int64_t budget_bytes) {
@@ -119,9 +181,16 @@ StrategyResult Griewank(const Graph& graph, int64_t budget_bytes) {
   const Chain chain = LinearizedChain(graph);
   const int32_t f = static_cast<int32_t>(chain.node.size());
   const int32_t max_slots = std::min(f, kMaxSweptSlots);
-  const BinomialTable table(f, max_slots);
+  const BinomialCounts table;
   std::optional<StrategyResult> best;
   for (int32_t slots = 0; slots <= max_slots; ++slots) {
+    // A schedule's plan is as long as its evaluations: few slots on a long chain recompute
+    // quadratically (0 slots on 30,000 steps: 450 million), so such counts are skipped; the
+    // largest count always stays (it recomputes least).
+    if (slots < max_slots &&
+        table.FirstSweepRecomputations(f, slots) > kMaxSweptRecomputations) {
+      continue;
+    }
     StrategyResult result = FromTable(graph, chain, table, budget_bytes, slots);
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }

@@ -38,6 +38,19 @@ class BinomialTable {
   std::vector<int32_t> split_, first_split_;
 };
 
+// The same numbers and splits without a table, in O(r) per value (r: the number of times a
+// step is advanced, about l^(1/c)): the slope of T(., c) at l is the least r >= 1 with
+// C(r + c + 1, c + 1) >= l + 1, First(l, c) = T(l + 1, c) - 1 - l, and both minimands are
+// convex in j, so the largest optimal j is found by bisection. Equal to BinomialTable on
+// every entry (tests/strategies/griewank_test.cc); what Griewank uses at any size.
+class BinomialCounts {
+ public:
+  int64_t Advances(int32_t steps, int32_t slots) const;
+  int64_t FirstSweepRecomputations(int32_t steps, int32_t slots) const;
+  int32_t Split(int32_t steps, int32_t slots) const;
+  int32_t FirstSweepSplit(int32_t steps, int32_t slots) const;
+};
+
 // The binomial schedule with `slots` checkpoint slots over the forward nodes in topological
 // order; the R-from-S rule fills in recomputation (and handles non-chain edges correctly).
 StrategyResult GriewankWithSlots(const Graph& graph, int64_t budget_bytes, int32_t slots);

@@ -38,6 +38,24 @@ TEST(BinomialTableTest, MoreSlotsNeverCostMore) {
   }
 }
 
+// The closed form against the recurrence: every value and every split (ties included).
+TEST(BinomialCountsTest, EqualsTheRecurrenceOnEveryEntry) {
+  const int32_t max_steps = 150, max_slots = 12;
+  const BinomialTable table(max_steps, max_slots);
+  const BinomialCounts counts;
+  for (int32_t l = 0; l <= max_steps; ++l) {
+    for (int32_t c = 0; c <= max_slots; ++c) {
+      SCOPED_TRACE(::testing::Message() << "l=" << l << " c=" << c);
+      ASSERT_EQ(counts.Advances(l, c), table.Advances(l, c));
+      ASSERT_EQ(counts.FirstSweepRecomputations(l, c), table.FirstSweepRecomputations(l, c));
+      if (l >= 1 && c >= 1) {
+        ASSERT_EQ(counts.Split(l, c), table.Split(l, c));
+        ASSERT_EQ(counts.FirstSweepSplit(l, c), table.FirstSweepSplit(l, c));
+      }
+    }
+  }
+}
+
 TEST(GriewankTest, SimulatedRecomputationsMatchTheBinomialModelOnLinearGraphs) {
   // In linear(n) the backward node of position p reads only x_p, so the simulator's extra
   // evaluations must equal the model's forward recomputations exactly.

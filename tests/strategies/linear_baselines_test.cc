@@ -4,6 +4,7 @@
 #include "core/simulator.h"
 #include "core/training_graph.h"
 #include "strategies/checkpoint_all.h"
+#include "strategies/checkpoints.h"
 #include "strategies/chen.h"
 
 namespace remat {
@@ -40,6 +41,15 @@ TEST(LinearBaselinesTest, ChenSqrtNKeeps1357AndRecomputesTheOthersOnce) {
     EXPECT_EQ(r.status, FitStatus::kFits);
     EXPECT_NEAR(r.cost / CheckpointAll(g, kNoLimit).cost, 21.0 / 17.0, 1e-12);
   }
+}
+
+TEST(DescribeCheckpointsTest, ShortListsInFullLongOnesAbridged) {
+  EXPECT_EQ(DescribeCheckpoints({false, true, false, true}), "checkpoints: 1 3");
+  EXPECT_EQ(DescribeCheckpoints({false, false}), "no checkpoints");
+  std::vector<bool> many(100, false);
+  for (int32_t id = 0; id < 100; id += 4) many[id] = true;  // 25 checkpoints
+  EXPECT_EQ(DescribeCheckpoints(many),
+            "checkpoints: 0 4 8 12 16 20 24 28 32 36 ... 96 (25 in all)");
 }
 
 }  // namespace
