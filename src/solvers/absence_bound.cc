@@ -29,7 +29,7 @@ struct CoveringModel {
 };
 
 // Covering rows stop (and the bound weakens, staying valid) past this many terms.
-constexpr int64_t kMaxCoveringTerms = 2'000'000;
+constexpr int64_t kMaxCoveringTerms = 500'000;
 
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
                             std::chrono::steady_clock::time_point deadline) {
