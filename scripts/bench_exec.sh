@@ -7,7 +7,7 @@
 #   is 83% of its no-remat peak at that size),
 #   STRATEGIES, THREADS (ATen threads, default 1), TIME_LIMIT (solver seconds, default 60).
 set -euo pipefail
-run=${REMAT_RUN:-build/src/exec/remat-run}
+run=${REMAT_RUN:-build/src/cli/remat-run}
 steps=${1:-3}
 out=${OUT:-build/bench-exec}
 models=${MODELS:-"vgg16:4:64x64:90% resnet50:4:64x64:70% unet:2:64x64:70%"}

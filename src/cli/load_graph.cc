@@ -2,6 +2,7 @@
 #include "cli/load_graph.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/import_command.h"
@@ -11,9 +12,9 @@
 #include "core/graph_json.h"
 #include "core/training_graph.h"
 #include "zoo/devices.h"
+#include "zoo/layers.h"
 
 namespace remat {
-namespace {
 
 int64_t ParseBytes(const std::string& text, const std::string& option, int64_t reference) {
   try {
@@ -22,8 +23,6 @@ int64_t ParseBytes(const std::string& text, const std::string& option, int64_t r
     throw UsageError(fmt::format("{}: {}", option, error.what()));
   }
 }
-
-}  // namespace
 
 std::string GraphSource::Describe() const {
   if (!graph_path.empty()) return graph_path;
@@ -69,12 +68,74 @@ LoadedGraph LoadWithoutProfile(const GraphSource& source) {
   return {BuildTrainingGraph(built.forward), std::move(built.info), fixed};
 }
 
+// "batch 2, classes 10, resolution 32x32" for a profile's recorded sizes.
+std::string DescribeOptions(const std::map<std::string, std::string>& options) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : options) parts.push_back(name + " " + value);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+bool GivesNoSize(const ZooModelArgs& zoo) {
+  return zoo.batch == 0 && zoo.resolution.empty() && zoo.classes == 0 && zoo.seq_length == 0 &&
+         zoo.layers == 0 && zoo.hidden == 0 && zoo.heads == 0 && zoo.vocab == 0;
+}
+
+// The profile's recorded sizes as size options; InputError naming the file and field when one
+// is not a size.
+void TakeSizes(const CostProfile& profile, const std::string& path, ZooModelArgs& zoo) {
+  for (const auto& [name, value] : profile.model_options) {
+    const std::string field = fmt::format("{}: field 'model_options.{}'", path, name);
+    if (name == "resolution") {
+      try {
+        ParseResolution(value);
+      } catch (const UsageError&) {
+        throw InputError(fmt::format("{}: '{}' is not HEIGHTxWIDTH", field, value));
+      }
+      zoo.resolution = value;
+      continue;
+    }
+    int64_t* target = name == "batch"        ? &zoo.batch
+                      : name == "classes"    ? &zoo.classes
+                      : name == "seq_length" ? &zoo.seq_length
+                      : name == "layers"     ? &zoo.layers
+                      : name == "hidden"     ? &zoo.hidden
+                      : name == "heads"      ? &zoo.heads
+                      : name == "vocab"      ? &zoo.vocab
+                                             : nullptr;
+    if (target == nullptr) throw InputError(fmt::format("{}: not a size option", field));
+    if (value.empty() || value.size() > 9 ||
+        value.find_first_not_of("0123456789") != std::string::npos || std::stoll(value) < 1) {
+      throw InputError(fmt::format("{}: '{}' is not a positive integer", field, value));
+    }
+    *target = std::stoll(value);
+  }
+}
+
 }  // namespace
 
 LoadedGraph LoadGraphSource(const GraphSource& source) {
-  LoadedGraph loaded = LoadWithoutProfile(source);
-  if (!source.costs_path.empty()) {
-    loaded.graph = ApplyCostProfile(loaded.graph, source.costs_path);
+  if (source.costs_path.empty()) return LoadWithoutProfile(source);
+  const CostProfile profile = LoadCostProfile(source.costs_path);
+  // A zoo model given without sizes is built at the sizes the profile was measured at, so
+  // `remat-run profile --model M -o F && remat solve --model M --costs F` plans what ran.
+  GraphSource sized = source;
+  const bool zoo = !source.zoo.model.empty();
+  if (zoo && profile.model == source.zoo.model && GivesNoSize(source.zoo)) {
+    TakeSizes(profile, source.costs_path, sized.zoo);
+  }
+  LoadedGraph loaded = LoadWithoutProfile(sized);
+  try {
+    loaded.graph = ApplyCostProfile(loaded.graph, profile, source.costs_path);
+  } catch (const InputError& error) {
+    if (!zoo || !loaded.model) throw;
+    // Name both sizes: the usual cause is a profile measured at other sizes.
+    const ModelInfo& info = *loaded.model;
+    throw InputError(fmt::format(
+        "{}; the profile was measured on {} ({}), the graph is {} at batch {}, input {}, output "
+        "{}",
+        error.what(), profile.model,
+        profile.model_options.empty() ? profile.settings : DescribeOptions(profile.model_options),
+        info.model, info.batch, FormatShape(info.input_shape), FormatShape(info.output_shape)));
   }
   return loaded;
 }

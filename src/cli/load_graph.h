@@ -51,7 +51,12 @@ struct Budget {
   std::string Describe() const;         // "device 16.00 GiB - fixed 1.03 GiB = ..."
 };
 
+// A size option's text ("512MiB", "3e9", "60%" of `reference`) in bytes; UsageError naming
+// `option` when malformed.
+int64_t ParseBytes(const std::string& text, const std::string& option, int64_t reference);
+
 // Adds --budget, --memory and --fixed-memory.
+
 void AddBudgetOptions(CLI::App& command, BudgetArgs& args);
 
 // Exactly one of --budget, --memory or --device (its capacity) must give the size. Percentages

@@ -1,14 +1,10 @@
 // Entry point of the remat command: parses the verb, runs it and maps failures to exit codes.
-#include <cstdio>
-#include <exception>
-
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
+#include "cli/app_main.h"
 #include "cli/commands.h"
 #include "cli/import_command.h"
 #include "cli/zoo_commands.h"
-#include "core/errors.h"
 
 int main(int argc, char** argv) {
   using namespace remat;
@@ -24,26 +20,5 @@ int main(int argc, char** argv) {
   AddApproxReportCommand(app, exit_code);
   AddPlotCommand(app, exit_code);
   AddImportCommand(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
-    return code == 0 ? kExitOk : kExitUsage;
-  } catch (const UsageError& error) {
-    fmt::print(stderr, "remat: usage error: {}\n", error.what());
-    return kExitUsage;
-  } catch (const InputError& error) {
-    fmt::print(stderr, "remat: error: {}\n", error.what());
-    return kExitBadInput;
-  } catch (const InternalError& error) {
-    fmt::print(stderr, "remat: internal error (please report): {}\n", error.what());
-    return kExitInternal;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "remat: out of memory\n");
-    return kExitInternal;
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "remat: internal error (please report): {}\n", error.what());
-    return kExitInternal;
-  }
-  return exit_code;
+  return RunCommandLine(app, argc, argv, "remat", exit_code);
 }

@@ -160,6 +160,21 @@ CostModelChoice ToCostModelChoice(const ZooModelArgs& args) {
 }
 
 ModelOptions ToModelOptions(const ZooModelArgs& args) {
+  // Options of the other kind of model are usage errors (exit 2), in both commands.
+  const bool image_options = !args.resolution.empty() || args.classes != 0;
+  const bool transformer_options = args.seq_length != 0 || args.layers != 0 ||
+                                   args.hidden != 0 || args.heads != 0 || args.vocab != 0;
+  if (const ModelSpec* spec = FindModel(args.model)) {
+    if (spec->is_transformer && image_options) {
+      throw UsageError("the transformer takes --seq-length, --layers, --hidden, --heads and "
+                       "--vocab, not --resolution or --classes");
+    }
+    if (!spec->is_transformer && transformer_options) {
+      throw UsageError(fmt::format("{} is an image model: --seq-length, --layers, --hidden, "
+                                   "--heads and --vocab are for the transformer",
+                                   args.model));
+    }
+  }
   ModelOptions options;
   auto set = [](std::optional<int64_t>& field, int64_t value) {
     if (value != 0) field = value;
@@ -187,13 +202,13 @@ Optimizer ToOptimizer(const ZooModelArgs& args) {
   return *optimizer;
 }
 
-void AddZooModelOptions(CLI::App& command, ZooModelArgs& args) {
-  command.add_option("--batch", args.batch, "batch size (default: the model's)")
+void AddModelSizeOptions(CLI::App& command, ZooModelArgs& args, const std::string& defaults) {
+  command.add_option("--batch", args.batch, fmt::format("batch size (default: {})", defaults))
       ->check(CLI::Range(1, 1000000));
   command.add_option("--resolution", args.resolution,
                      "input HEIGHTxWIDTH of an image model, e.g. 416x608");
   command.add_option("--classes", args.classes, "output classes of an image model")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 24));
   command.add_option("--seq-length", args.seq_length, "transformer: sequence length")
       ->check(CLI::PositiveNumber);
   command.add_option("--layers", args.layers, "transformer: number of blocks")
@@ -204,6 +219,10 @@ void AddZooModelOptions(CLI::App& command, ZooModelArgs& args) {
       ->check(CLI::PositiveNumber);
   command.add_option("--vocab", args.vocab, "transformer: vocabulary size")
       ->check(CLI::PositiveNumber);
+}
+
+void AddZooModelOptions(CLI::App& command, ZooModelArgs& args) {
+  AddModelSizeOptions(command, args, "the model's, see remat zoo list");
   command
       .add_option("--cost-model", args.cost_model,
                   "node costs: flops (analytic FLOPs) or roofline (ms on --device)")

@@ -30,8 +30,12 @@ struct ZooModelArgs {
   std::string optimizer = "sgd";
 };
 
-// Adds --batch, --resolution, --classes, --seq-length, --layers, --hidden, --heads, --vocab,
-// --cost-model, --device and --optimizer to `command`. Not --model: the caller adds it as an
+// Adds the size options --batch, --resolution, --classes, --seq-length, --layers, --hidden,
+// --heads and --vocab to `command` (remat and remat-run share them); `defaults` says in the
+// help where the defaults come from.
+void AddModelSizeOptions(CLI::App& command, ZooModelArgs& args, const std::string& defaults);
+
+// The size options and --cost-model, --device and --optimizer. Not --model: the caller adds it as an
 // option or a positional bound to args.model.
 void AddZooModelOptions(CLI::App& command, ZooModelArgs& args);
 
@@ -47,7 +51,8 @@ struct CostModelChoice {
 };
 CostModelChoice ToCostModelChoice(const ZooModelArgs& args);
 
-// The library options for `args`: UsageError for malformed text, and as ToCostModelChoice.
+// The library options for `args`: UsageError for malformed text or options of the other kind
+// of model (--resolution for the transformer), and as ToCostModelChoice.
 ModelOptions ToModelOptions(const ZooModelArgs& args);
 // UsageError for an unknown optimizer name.
 Optimizer ToOptimizer(const ZooModelArgs& args);

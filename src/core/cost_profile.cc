@@ -30,6 +30,7 @@ std::string CostProfileToJson(const CostProfile& profile) {
                          {"structure_fingerprint", profile.structure_fingerprint},
                          {"model", profile.model},
                          {"settings", profile.settings},
+                         {"model_options", profile.model_options},
                          {"cost_unit", "ms"},
                          {"nodes", nodes}};
   return document.dump(1) + "\n";
@@ -50,6 +51,14 @@ CostProfile CostProfileFromJson(const std::string& text, const std::string& sour
   CostProfile profile{.structure_fingerprint = string_field(document, "structure_fingerprint", root),
                       .model = string_field(document, "model", root),
                       .settings = string_field(document, "settings", root)};
+  if (document.contains("model_options")) {
+    const json& options = document["model_options"];
+    if (!options.is_object()) (root / "model_options").Fail("expected an object");
+    for (const auto& [key, value] : options.items()) {
+      if (!value.is_string()) (root / "model_options" / key).Fail("expected a string");
+      profile.model_options[key] = value.get<std::string>();
+    }
+  }
   const json& nodes = json_fields::Field(document, "nodes", root);
   if (!nodes.is_array()) (root / "nodes").Fail("expected an array");
   for (size_t k = 0; k < nodes.size(); ++k) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct CostProfile {
   std::string structure_fingerprint;
   std::string model;       // informational: "vgg16", ...
   std::string settings;    // informational: batch, resolution, threads, repeats
+  // The size options the model was built with, by option name without dashes ("batch" ->
+  // "2", "resolution" -> "32x32"): remat solve --costs builds the model at these sizes when
+  // it is given none. Empty in profiles written before they were recorded.
+  std::map<std::string, std::string> model_options;
   std::vector<CostProfileNode> nodes;  // one per graph node, ids 0..n-1 in order
 };
 

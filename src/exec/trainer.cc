@@ -100,9 +100,12 @@ TrainReport Train(Network& network, const Graph& graph, const Plan& plan,
       const GradientComparison cmp = CompareGradients(CopyGradients(network), reference.gradients);
       record.max_abs_gradient_diff = cmp.max_abs_diff;
       record.gradients_match = GradientsAgree(cmp);
+      record.gradients_bitwise_equal = cmp.bitwise_equal;
       report.max_abs_gradient_diff = std::max(report.max_abs_gradient_diff.value_or(0.0),
                                               cmp.max_abs_diff);
       report.gradients_match = report.gradients_match.value_or(true) && *record.gradients_match;
+      report.gradients_bitwise_equal =
+          report.gradients_bitwise_equal.value_or(true) && cmp.bitwise_equal;
     }
     SgdUpdate(network, options.learning_rate);
 

@@ -27,7 +27,8 @@ struct TrainStepRecord {
   int64_t measured_peak_bytes = 0;
   // Set when gradients are checked: the largest |difference| from autograd, bitwise equality.
   std::optional<double> max_abs_gradient_diff;
-  std::optional<bool> gradients_match;
+  std::optional<bool> gradients_match;          // GradientsAgree (executor.h)
+  std::optional<bool> gradients_bitwise_equal;  // the stricter test
 };
 
 struct TrainReport {
@@ -41,7 +42,8 @@ struct TrainReport {
   }
   // Over every step; empty when gradients were not checked.
   std::optional<double> max_abs_gradient_diff;
-  std::optional<bool> gradients_match;
+  std::optional<bool> gradients_match;          // GradientsAgree (executor.h)
+  std::optional<bool> gradients_bitwise_equal;  // the stricter test
 };
 
 // Runs `options.steps` training steps of `network` under `plan` (a plan of `graph`). Each step

@@ -12,11 +12,13 @@ namespace {
 
 TEST(CostProfileTest, AppliesMeasuredCostsToTheSameStructure) {
   const Graph graph = LinearGraph(3);  // 7 unit-cost nodes
-  CostProfile profile{.structure_fingerprint = StructureFingerprint(graph), .model = "linear"};
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(graph), .model = "linear",
+                      .model_options = {{"batch", "2"}, {"resolution", "32x32"}}};
   for (int32_t id = 0; id < graph.size(); ++id) {
     profile.nodes.push_back({.id = id, .name = graph.node(id).name, .cost_ms = 0.5 * id});
   }
   const CostProfile loaded = CostProfileFromJson(CostProfileToJson(profile), "p.json");
+  EXPECT_EQ(loaded.model_options, profile.model_options);
   const Graph timed = ApplyCostProfile(graph, loaded, "p.json");
   EXPECT_EQ(timed.cost_unit(), "ms");
   EXPECT_EQ(timed.node(4).cost, 2.0);  // 0.5 ms * 4

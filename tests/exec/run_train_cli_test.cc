@@ -130,5 +130,26 @@ TEST(RunTrainCliTest, OptionsOutOfRangeAreUsageErrors) {
   EXPECT_EQ(step.exit_code, 2) << step.err;
 }
 
+// Issue 14, defect 9: the documented pipeline. A profile records the sizes it was measured at
+// and `remat solve --costs` builds the model at them; a profile of other sizes names both.
+TEST(RunProfileCliTest, ProfileThenSolveWithItsCostsWorksWithDefaults) {
+  const std::string path = ::testing::TempDir() + "/vgg16-costs.json";
+  const RunResult profile = RunBinary(
+      REMAT_RUN_BINARY, "profile --model vgg16 --repeats 1 --warmup 0 -o " + path);
+  ASSERT_EQ(profile.exit_code, 0) << profile.err;
+  RunResult solve = RunBinary(REMAT_BINARY, "solve --model vgg16 --costs " + path +
+                                                " --budget 100% --strategy checkpoint-all --json");
+  ASSERT_EQ(solve.exit_code, 0) << solve.err;
+  EXPECT_EQ(json::parse(solve.out)["graph"]["cost_unit"], "ms");
+  solve = RunBinary(REMAT_BINARY, "solve --model vgg16 --batch 4 --costs " + path +
+                                      " --budget 100% --strategy checkpoint-all");
+  EXPECT_EQ(solve.exit_code, 3) << solve.err;
+  EXPECT_NE(solve.err.find("measured on vgg16 (batch 2, classes 10, resolution 32x32)"),
+            std::string::npos)
+      << solve.err;
+  EXPECT_NE(solve.err.find("the graph is vgg16 at batch 4, input 4x224x224x3"), std::string::npos)
+      << solve.err;
+}
+
 }  // namespace
 }  // namespace remat::exec

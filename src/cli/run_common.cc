@@ -1,0 +1,56 @@
+// Model options and planning shared by the verbs of remat-run.
+#include "cli/run_common.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "core/sizes.h"
+
+namespace remat {
+
+void AddRunModelOptions(CLI::App& command, RunModelArgs& args) {
+  command.add_option("--model", args.zoo.model, "zoo model (see remat zoo list)")->required();
+  AddModelSizeOptions(command, args.zoo,
+                      fmt::format("{}; image models {} with {} classes", kRunDefaultBatch,
+                                  kRunDefaultResolution, kRunDefaultClasses));
+  command.add_option("--threads", args.threads, "ATen intra-op threads (and CBC's when planning)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  command.add_option("--seed", args.seed, "weights, input and labels seed")->capture_default_str();
+}
+
+ZooModelArgs WithRunDefaults(const ZooModelArgs& args) {
+  ZooModelArgs sized = args;
+  if (sized.batch == 0) sized.batch = kRunDefaultBatch;
+  const ModelSpec* spec = FindModel(args.model);
+  if (spec != nullptr && !spec->is_transformer) {
+    if (sized.resolution.empty()) sized.resolution = kRunDefaultResolution;
+    if (sized.classes == 0) sized.classes = kRunDefaultClasses;
+  }
+  return sized;
+}
+
+BuiltModel BuildRunModel(const RunModelArgs& args) {
+  const ZooModelArgs sized = WithRunDefaults(args.zoo);
+  return BuildModel(sized.model, ToModelOptions(sized));
+}
+
+std::string RunStrategyName(const std::string& name) {
+  if (name == "chen-sqrtn") return "chen-sqrtn-linear";
+  if (name == "chen-greedy") return "chen-greedy-linear";
+  return name;
+}
+
+std::optional<StrategyResult> PlanStrategy(const std::string& strategy, const Graph& graph,
+                                           int64_t budget_bytes, const SolverSettings& settings) {
+  const StrategyRow row = RunStrategy(RunStrategyName(strategy), graph, budget_bytes, settings);
+  if (!row.fits()) {
+    fmt::print(stderr, "remat-run: {} found no schedule within {} ({} B){}{}\n", strategy,
+               FormatBytes(budget_bytes), budget_bytes, row.note.empty() ? "" : ": ", row.note);
+    return std::nullopt;
+  }
+  return row.result;
+}
+
+}  // namespace remat

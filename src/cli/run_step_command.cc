@@ -1,0 +1,137 @@
+// remat-run step: one training step following a plan, checked against plain autograd.
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/load_graph.h"
+#include "cli/run_common.h"
+#include "core/cost_profile.h"
+#include "core/plan.h"
+#include "core/schedule_json.h"
+#include "core/training_graph.h"
+#include "exec/counting_allocator.h"
+#include "exec/executor.h"
+#include "exec/network.h"
+
+namespace remat {
+namespace {
+
+using exec::CountingAllocator;
+
+struct StepArgs {
+  RunModelArgs model;
+  std::string schedule_path;
+  std::string strategy = "checkpoint-all";
+  std::string budget;
+  double time_limit_s = 60;
+  bool verbose = false;
+  bool json = false;
+};
+
+int RunStep(const StepArgs& args) {
+  at::set_num_threads(args.model.threads);
+  CountingAllocator::Install();
+  const BuiltModel model = BuildRunModel(args.model);
+  const Graph graph = BuildTrainingGraph(model.forward);
+  Schedule schedule;
+  std::string name = RunStrategyName(args.strategy);
+  if (!args.schedule_path.empty()) {
+    ScheduleDocument document = LoadScheduleFile(args.schedule_path);
+    if (StructureFingerprint(document.graph) != StructureFingerprint(graph)) {
+      throw InputError(fmt::format("{}: the schedule was made for another graph than {}",
+                                   args.schedule_path, graph.name()));
+    }
+    schedule = std::move(document.schedule);
+    name = document.info.strategy;
+  } else {
+    const int64_t budget_bytes =
+        args.budget.empty() ? std::numeric_limits<int64_t>::max()
+                            : ParseBytes(args.budget, "--budget", NoRematPeakBytes(graph));
+    std::optional<StrategyResult> result =
+        PlanStrategy(args.strategy, graph, budget_bytes,
+                     {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
+                      .verbose = args.verbose, .progress = true});
+    if (!result) return kExitNoFeasibleSchedule;
+    schedule = std::move(result->schedule);
+  }
+  exec::Network network(model.info, args.model.seed);
+  exec::Executor executor(network, graph);
+  const exec::StepResult step = executor.Run(BuildPlan(graph, schedule));
+  const auto gradients = exec::CopyGradients(network);
+  const exec::ReferenceStep reference = exec::AutogradStep(network);
+  const exec::GradientComparison cmp = exec::CompareGradients(gradients, reference.gradients);
+  const bool agree = exec::GradientsAgree(cmp);
+  const int64_t fixed = network.parameter_bytes() + network.gradient_bytes() + network.input_bytes();
+  const std::string transient_node = step.largest_transient_node < 0
+                                         ? std::string()
+                                         : graph.node(step.largest_transient_node).name;
+  if (args.json) {
+    const nlohmann::json out = {
+        {"schema", "remat.run-step/1"}, {"model", args.model.zoo.model}, {"graph", graph.name()},
+        {"strategy", name}, {"threads", args.model.threads}, {"loss", step.loss},
+        {"autograd_loss", reference.loss}, {"gradients_match", agree},
+        {"gradients_bitwise_equal", cmp.bitwise_equal},
+        {"max_abs_gradient_diff", cmp.max_abs_diff},
+        {"predicted_peak_bytes", step.predicted_peak_bytes},
+        {"tensor_peak_bytes", step.tensor_peak_bytes},
+        {"measured_peak_bytes", step.measured_peak_bytes},
+        {"fixed_bytes", fixed}, {"allocator_fixed_bytes", step.fixed_bytes},
+        {"largest_transient_bytes", step.largest_transient_bytes},
+        {"largest_transient_node", transient_node},
+        {"evaluations", step.evaluations}, {"recomputations", step.recomputations},
+        {"step_seconds", step.seconds}};
+    fmt::print("{}\n", out.dump(1));
+  } else {
+    fmt::print("{} under {}: loss {:.9g} (autograd {:.9g})\n", graph.name(), name, step.loss,
+               reference.loss);
+    fmt::print("gradients vs autograd: {} (max |diff| {:.3g}, bitwise equal: {})\n",
+               agree ? "match" : "DO NOT match", cmp.max_abs_diff,
+               cmp.bitwise_equal ? "yes" : "no");
+    fmt::print("activation peak: predicted {} B, held tensors {} B, measured {} B (+{} B "
+               "transients)\n",
+               step.predicted_peak_bytes, step.tensor_peak_bytes, step.measured_peak_bytes,
+               step.measured_peak_bytes - step.predicted_peak_bytes);
+    if (!transient_node.empty()) {
+      fmt::print("largest transient: {} B in node {} ({})\n", step.largest_transient_bytes,
+                 step.largest_transient_node, transient_node);
+    }
+    fmt::print("fixed memory: {} B (parameters and statistics {} B, gradients {} B, input and "
+               "labels {} B)\n",
+               fixed, network.parameter_bytes(), network.gradient_bytes(), network.input_bytes());
+    fmt::print("evaluations {} ({} recomputations), step {:.3f} s on {} thread(s)\n",
+               step.evaluations, step.recomputations, step.seconds, args.model.threads);
+  }
+  return agree ? kExitOk : kExitInternal;
+}
+
+}  // namespace
+
+void AddRunStepCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<StepArgs>();
+  CLI::App* step = app.add_subcommand("step", "run one training step following a plan");
+  AddRunModelOptions(*step, args->model);
+  // A schedule file fixes the plan: --strategy and --budget would be silently ignored, so
+  // they are refused with it (exit 2).
+  CLI::Option* schedule_opt = step->add_option("--schedule", args->schedule_path,
+                                               "schedule JSON made for the same graph");
+  step->add_option("--strategy", args->strategy,
+                   "a strategy of remat solve (checkpoint-all, chen-sqrtn, optimal, ...)")
+      ->capture_default_str()
+      ->excludes(schedule_opt);
+  step->add_option("--budget", args->budget,
+                   "activation budget: a size (e.g. 300MiB) or P% of the no-remat peak")
+      ->excludes(schedule_opt);
+  step->add_option("--time-limit", args->time_limit_s, "wall-clock seconds for planning")
+      ->capture_default_str()
+      ->check(FiniteRange(0.001, 1e7))
+      ->excludes(schedule_opt);
+  step->add_flag("--verbose", args->verbose, "solver logs on stderr");
+  step->add_flag("--json", args->json, "machine-readable output (schema remat.run-step/1)");
+  step->callback([args, &exit_code] { exit_code = RunStep(*args); });
+}
+
+}  // namespace remat

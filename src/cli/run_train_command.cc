@@ -1,0 +1,192 @@
+// remat-run train: plan under a budget, train K SGD steps under the plan, and report losses,
+// peaks and overheads (predicted by the simulator, measured on libtorch).
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/load_graph.h"
+#include "cli/run_common.h"
+#include "core/cost_profile.h"
+#include "core/plan.h"
+#include "core/sizes.h"
+#include "core/training_graph.h"
+#include "exec/counting_allocator.h"
+#include "exec/network.h"
+#include "exec/trainer.h"
+#include "strategies/checkpoint_all.h"
+#include "zoo/fixed_memory.h"
+
+namespace remat {
+namespace {
+
+struct TrainArgs {
+  RunModelArgs model;
+  std::string strategy;
+  std::string memory;      // device memory: the budget is memory - fixed memory (SGD)
+  std::string budget;      // activation budget
+  std::string costs_path;  // a `remat-run profile` cost profile for planning
+  double time_limit_s = 60;
+  bool verbose = false;
+  exec::TrainOptions options;
+  bool json = false;
+};
+
+std::string OptionalNumber(const std::optional<double>& value) {
+  return value ? fmt::format("{:.3g}", *value) : "-";
+}
+
+nlohmann::json OptionalJson(const auto& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+int RunTrain(const TrainArgs& args) {
+  if (args.memory.empty() && args.budget.empty()) {
+    throw UsageError("train needs --memory SIZE or --budget SIZE");
+  }
+  at::set_num_threads(args.model.threads);
+  exec::CountingAllocator::Install();
+  const BuiltModel model = BuildRunModel(args.model);
+  Graph graph = BuildTrainingGraph(model.forward);
+  if (!args.costs_path.empty()) graph = ApplyCostProfile(graph, args.costs_path);
+  const FixedMemory fixed = ComputeFixedMemory(model.info, Optimizer::kSgd);
+  const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  int64_t budget_bytes = 0;
+  if (!args.memory.empty()) {
+    if (args.memory.find('%') != std::string::npos) {
+      throw UsageError("--memory takes a size, not a percentage");
+    }
+    const int64_t memory_bytes = ParseBytes(args.memory, "--memory", 0);
+    budget_bytes = ActivationBudgetBytes(memory_bytes, fixed);
+    if (budget_bytes <= 0) {
+      throw InputError(fmt::format("the fixed memory {} ({} B) alone exceeds the device memory {} "
+                                   "({} B)", FormatBytes(fixed.total_bytes()), fixed.total_bytes(),
+                                   FormatBytes(memory_bytes), memory_bytes));
+    }
+  } else {
+    budget_bytes = ParseBytes(args.budget, "--budget", no_remat.peak_bytes);
+  }
+  const std::optional<StrategyResult> planned =
+      PlanStrategy(args.strategy, graph, budget_bytes,
+                   {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
+                    .verbose = args.verbose, .progress = true});
+  if (!planned) return kExitNoFeasibleSchedule;
+
+  exec::Network network(model.info, args.model.seed);
+  const exec::TrainReport report =
+      exec::Train(network, graph, BuildPlan(graph, planned->schedule),
+                  BuildPlan(graph, no_remat.schedule), args.options);
+  const double predicted_overhead = planned->cost / no_remat.cost;
+  const exec::StepResult& peak = report.peak_step;
+  const bool failed = report.gradients_match.has_value() && !*report.gradients_match;
+  const std::string strategy = RunStrategyName(args.strategy);
+  const std::string transient_node = peak.largest_transient_node < 0
+                                         ? std::string()
+                                         : graph.node(peak.largest_transient_node).name;
+  if (args.json) {
+    nlohmann::json steps = nlohmann::json::array();
+    nlohmann::json losses = nlohmann::json::array();
+    for (const exec::TrainStepRecord& s : report.steps) {
+      losses.push_back(s.loss);
+      steps.push_back({{"loss", s.loss}, {"seconds", s.seconds},
+                       {"no_remat_seconds", s.no_remat_seconds},
+                       {"measured_peak_bytes", s.measured_peak_bytes},
+                       {"gradients_match", OptionalJson(s.gradients_match)},
+                       {"max_abs_gradient_diff", OptionalJson(s.max_abs_gradient_diff)}});
+    }
+    const nlohmann::json out = {
+        {"schema", "remat.run-train/1"}, {"model", args.model.zoo.model}, {"graph", graph.name()},
+        {"cost_unit", graph.cost_unit()}, {"strategy", strategy},
+        {"parameters", planned->parameters},
+        {"threads", args.model.threads}, {"learning_rate", args.options.learning_rate},
+        {"budget_bytes", budget_bytes}, {"fixed_bytes", fixed.total_bytes()},
+        {"gradients_checked", args.options.check_gradients},
+        {"gradients_match", OptionalJson(report.gradients_match)},
+        {"gradients_bitwise_equal", OptionalJson(report.gradients_bitwise_equal)},
+        {"max_abs_gradient_diff", OptionalJson(report.max_abs_gradient_diff)},
+        {"predicted_peak_bytes", peak.predicted_peak_bytes},
+        {"tensor_peak_bytes", peak.tensor_peak_bytes},
+        {"measured_peak_bytes", peak.measured_peak_bytes},
+        {"largest_transient_bytes", peak.largest_transient_bytes},
+        {"largest_transient_node", transient_node},
+        {"no_remat_predicted_peak_bytes", no_remat.peak_bytes},
+        {"no_remat_measured_peak_bytes", report.no_remat_measured_peak_bytes},
+        {"cost", planned->cost}, {"no_remat_cost", no_remat.cost},
+        {"predicted_overhead", predicted_overhead},
+        {"measured_overhead", report.measured_overhead()},
+        {"median_step_seconds", report.median_seconds},
+        {"median_no_remat_step_seconds", report.median_no_remat_seconds},
+        {"recomputations", peak.recomputations}, {"losses", losses}, {"steps", steps}};
+    fmt::print("{}\n", out.dump(1));
+    return failed ? kExitInternal : kExitOk;
+  }
+  fmt::print("{} under {}: activation budget {} ({} B), {} SGD step(s), learning rate {}\n",
+             graph.name(), strategy, FormatBytes(budget_bytes), budget_bytes,
+             report.steps.size(), args.options.learning_rate);
+  fmt::print("{:>5}  {:>12}  {:>10}  {:>10}  {:>14}  {:>15}\n", "step", "loss", "time s",
+             "no-remat s", "measured peak", "max |grad diff|");
+  for (size_t k = 0; k < report.steps.size(); ++k) {
+    const exec::TrainStepRecord& s = report.steps[k];
+    fmt::print("{:>5}  {:>12.8f}  {:>10.4f}  {:>10.4f}  {:>14}  {:>15}\n", k + 1, s.loss,
+               s.seconds, s.no_remat_seconds, FormatBytes(s.measured_peak_bytes),
+               OptionalNumber(s.max_abs_gradient_diff));
+  }
+  fmt::print("activation peak: predicted {} ({} B), measured {} ({} B: +{} B transients, "
+             "largest {} B in {}); no-remat: predicted {}, measured {}\n",
+             FormatBytes(peak.predicted_peak_bytes), peak.predicted_peak_bytes,
+             FormatBytes(peak.measured_peak_bytes), peak.measured_peak_bytes,
+             peak.measured_peak_bytes - peak.predicted_peak_bytes, peak.largest_transient_bytes,
+             transient_node.empty() ? "-" : transient_node, FormatBytes(no_remat.peak_bytes),
+             FormatBytes(report.no_remat_measured_peak_bytes));
+  fmt::print("overhead: predicted {:.3f}x (cost {:.6g} vs {:.6g} {}), measured {:.3f}x (median "
+             "step {:.4f} s vs {:.4f} s, {} recomputations)\n",
+             predicted_overhead, planned->cost, no_remat.cost, graph.cost_unit(),
+             report.measured_overhead(), report.median_seconds, report.median_no_remat_seconds,
+             peak.recomputations);
+  if (report.gradients_match) {
+    fmt::print("gradients vs autograd: {} in every step (max |diff| {:.3g}, bitwise equal: {})\n",
+               *report.gradients_match ? "match" : "DO NOT match", *report.max_abs_gradient_diff,
+               report.gradients_bitwise_equal.value_or(false) ? "yes" : "no");
+  }
+  fmt::print("fixed memory (SGD): {} (parameters {}, gradients {}, input {})\n",
+             FormatBytes(fixed.total_bytes()), FormatBytes(fixed.parameter_bytes),
+             FormatBytes(fixed.gradient_bytes), FormatBytes(fixed.input_bytes));
+  return failed ? kExitInternal : kExitOk;
+}
+
+}  // namespace
+
+void AddRunTrainCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* train = app.add_subcommand("train", "plan, then train K SGD steps under the plan");
+  AddRunModelOptions(*train, args->model);
+  CLI::Option* memory = train->add_option(
+      "--memory", args->memory, "device memory (e.g. 2GiB): the budget is memory - fixed memory");
+  CLI::Option* budget = train->add_option(
+      "--budget", args->budget, "activation budget: a size (e.g. 300MiB) or P% of the no-remat peak");
+  memory->excludes(budget);
+  train->add_option("--strategy", args->strategy,
+                    "a strategy of remat solve (checkpoint-all, chen-sqrtn, optimal, ...)")
+      ->required();
+  train->add_option("--steps", args->options.steps, "SGD steps")
+      ->required()
+      ->check(CLI::Range(1, 1000000));
+  train->add_option("--learning-rate", args->options.learning_rate, "SGD learning rate")
+      ->capture_default_str()
+      ->check(FiniteRange(0.0, 1e6));
+  train->add_flag("--check-gradients", args->options.check_gradients,
+                  "compare every step's gradients with plain autograd");
+  train->add_option("--costs", args->costs_path,
+                    "plan with a cost profile of `remat-run profile` (milliseconds)");
+  train->add_option("--time-limit", args->time_limit_s, "wall-clock seconds for planning")
+      ->capture_default_str()
+      ->check(FiniteRange(0.001, 1e7));
+  train->add_flag("--verbose", args->verbose, "solver logs on stderr");
+  train->add_flag("--json", args->json, "machine-readable output (schema remat.run-train/1)");
+  train->callback([args, &exit_code] { exit_code = RunTrain(*args); });
+}
+
+}  // namespace remat
