@@ -1,6 +1,8 @@
 // remat approx-report: the LP-rounding approximation against the optimum over a budget range
 // (the paper's figure 7): optimal cost, deterministic rounding, randomized rounding (best of
 // K draws) and the LP lower bound, with their ratios.
+#include "cli/approx_report_command.h"
+
 #include <algorithm>
 #include <limits>
 #include <memory>

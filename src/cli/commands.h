@@ -1,4 +1,4 @@
-// The verbs of the remat command and the exit codes they share (STYLE.md).
+// The exit codes and option validators that remat and remat-run share (STYLE.md).
 #pragma once
 
 #include <cmath>
@@ -42,14 +42,5 @@ inline CLI::Validator FiniteRange(double low, double high) {
 inline const CLI::Validator kOutputPath(
     [](const std::string& path) { return path.empty() ? std::string("the path is empty") : std::string(); },
     "PATH");
-
-// Each adds a subcommand whose callback stores its exit code in `exit_code`.
-void AddGraphCommands(CLI::App& app, int& exit_code);
-void AddSolveCommand(CLI::App& app, int& exit_code);
-// Evaluation verbs (docs/evaluation.md): sweep, maxbatch, approx-report, plot.
-void AddSweepCommand(CLI::App& app, int& exit_code);
-void AddMaxBatchCommand(CLI::App& app, int& exit_code);
-void AddApproxReportCommand(CLI::App& app, int& exit_code);
-void AddPlotCommand(CLI::App& app, int& exit_code);
 
 }  // namespace remat

@@ -1,4 +1,6 @@
 // remat graph info | convert | linear | random-layered.
+#include "cli/graph_commands.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>

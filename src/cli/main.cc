@@ -2,8 +2,14 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app_main.h"
+#include "cli/approx_report_command.h"
 #include "cli/commands.h"
+#include "cli/graph_commands.h"
 #include "cli/import_command.h"
+#include "cli/maxbatch_command.h"
+#include "cli/plot_command.h"
+#include "cli/solve_command.h"
+#include "cli/sweep_command.h"
 #include "cli/zoo_commands.h"
 
 int main(int argc, char** argv) {

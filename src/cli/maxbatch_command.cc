@@ -1,5 +1,7 @@
 // remat maxbatch: per strategy, the largest batch whose training step fits a device after its
 // fixed memory, within an overhead cap (the paper's max-batch experiment, figure 6).
+#include "cli/maxbatch_command.h"
+
 #include <algorithm>
 #include <chrono>
 #include <limits>

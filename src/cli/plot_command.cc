@@ -1,5 +1,7 @@
 // remat plot schedule: a schedule file drawn as the paper draws schedules (the R and S
 // matrices, stage against node) above its memory-over-time curve, re-simulated here.
+#include "cli/plot_command.h"
+
 #include <algorithm>
 #include <limits>
 #include <memory>

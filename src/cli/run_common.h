@@ -44,9 +44,4 @@ std::string RunStrategyName(const std::string& name);
 std::optional<StrategyResult> PlanStrategy(const std::string& strategy, const Graph& graph,
                                            int64_t budget_bytes, const SolverSettings& settings);
 
-// Each adds a verb of remat-run whose callback stores its exit code in `exit_code`.
-void AddRunStepCommand(CLI::App& app, int& exit_code);
-void AddRunTrainCommand(CLI::App& app, int& exit_code);
-void AddRunProfileCommand(CLI::App& app, int& exit_code);
-
 }  // namespace remat

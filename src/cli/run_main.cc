@@ -9,7 +9,9 @@
 
 #include "cli/app_main.h"
 #include "cli/commands.h"
-#include "cli/run_common.h"
+#include "cli/run_profile_command.h"
+#include "cli/run_step_command.h"
+#include "cli/run_train_command.h"
 
 int main(int argc, char** argv) {
   using namespace remat;

@@ -1,5 +1,7 @@
 // remat-run profile: time every node of a zoo network and write a cost profile that records
 // the sizes it was measured at.
+#include "cli/run_profile_command.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,4 +1,6 @@
 // remat-run step: one training step following a plan, checked against plain autograd.
+#include "cli/run_step_command.h"
+
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 

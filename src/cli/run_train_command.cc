@@ -1,5 +1,7 @@
 // remat-run train: plan under a budget, train K SGD steps under the plan, and report losses,
 // peaks and overheads (predicted by the simulator, measured on libtorch).
+#include "cli/run_train_command.h"
+
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 

@@ -1,4 +1,6 @@
 // remat solve: run strategies on a graph against a budget and compare them with the LP bound.
+#include "cli/solve_command.h"
+
 #include <unistd.h>
 
 #include <algorithm>

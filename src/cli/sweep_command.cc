@@ -1,5 +1,7 @@
 // remat sweep: every strategy over a range of activation budgets, from the graph's minimum
 // peak to its no-remat peak (the paper's figure 5), as a table, JSON, CSV and a plot.
+#include "cli/sweep_command.h"
+
 #include <algorithm>
 #include <limits>
 #include <memory>

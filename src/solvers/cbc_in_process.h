@@ -1,5 +1,5 @@
 // The CBC solve itself, run inside the current process; SolveMipWithCbc runs it in a child
-// process under a hard wall-clock guard (cbc_process.cc).
+// process under a hard wall-clock guard (cbc_mip.cc).
 #pragma once
 
 #include <functional>

@@ -1,165 +1,211 @@
-// MILP solves on CBC's full driver (CbcMain0/CbcMain1): the same presolve, cut generators and
-// heuristics as the cbc program, with elapsed-time limits, a MIP start and progress events.
+// A hard wall-clock guard around CBC: the solve runs in a forked child that streams every
+// incumbent and its final result through a pipe. CBC checks its time limit only in some
+// phases (a MobileNet solve limited to 30 s ran 305 s) and CBC 2.10.8 can crash; the parent
+// kills the child at the deadline and keeps the last incumbent, so neither a stuck nor a
+// crashed solver takes the program down or loses a solution it found.
 #include "solvers/cbc_mip.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
-#include <cmath>
+#include <cstring>
 #include <string>
 
-#include <CbcEventHandler.hpp>
-#include <CbcModel.hpp>
-#include <CbcSolver.hpp>
-#include <OsiClpSolverInterface.hpp>
-
 #include "solvers/cbc_in_process.h"
-#include "solvers/clp_arrays.h"
-#include "solvers/stdout_to_stderr.h"
 
 namespace remat {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Frames on the pipe: a one-byte tag, then fixed fields, then a payload.
+constexpr char kSolution = 'S';  // double objective, int32 count, count doubles
+constexpr char kResult = 'R';    // int32 status, double objective, bound, seconds,
+                                 // int64 nodes, int32 values, doubles, int32 len, message
 
-double Since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+void WriteAll(int fd, const void* data, size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t written = ::write(fd, bytes, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      ::_exit(3);  // the parent is gone: nothing left to do
+    }
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
 }
 
-// Reports progress about once a second, passes on every incumbent of the original problem
-// (not of a preprocessed copy) and stops the search when the wall clock runs past the limit.
-class ProgressHandler : public CbcEventHandler {
- public:
-  ProgressHandler(const MipOptions& options, Clock::time_point start, int32_t columns,
-                  const SolutionSink& sink)
-      : options_(options), start_(start), columns_(columns), sink_(sink) {}
-  ProgressHandler(const ProgressHandler&) = default;
-  CbcEventHandler* clone() const override { return new ProgressHandler(*this); }
+template <typename T>
+void Put(int fd, const T& value) {
+  WriteAll(fd, &value, sizeof value);
+}
 
-  CbcAction event(CbcEvent event) override {
-    const double elapsed = Since(start_);
-    if ((event == solution || event == heuristicSolution) && sink_ &&
-        model_->bestSolution() != nullptr && model_->getNumCols() == columns_) {
-      sink_(model_->getObjValue(), model_->bestSolution(), columns_);
+[[noreturn]] void RunChild(int fd, const LinearModel& model, const std::vector<double>& start,
+                           const MipOptions& options) {
+  // The child only runs CBC. If CBC crashes, the child must die quietly (the parent reports
+  // it) instead of running handlers inherited from the parent: a Python interpreter's
+  // faulthandler would print the parent's stack as if the program had crashed.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+  const SolverOutput out = SolveMipWithCbcInProcess(
+      model, start, options, [fd](double objective, const double* values, int32_t count) {
+        Put(fd, kSolution);
+        Put(fd, objective);
+        Put(fd, count);
+        WriteAll(fd, values, sizeof(double) * static_cast<size_t>(count));
+      });
+  Put(fd, kResult);
+  Put(fd, static_cast<int32_t>(out.status));
+  Put(fd, out.objective);
+  Put(fd, out.bound);
+  Put(fd, out.seconds);
+  Put(fd, out.nodes);
+  Put(fd, static_cast<int32_t>(out.values.size()));
+  WriteAll(fd, out.values.data(), sizeof(double) * out.values.size());
+  Put(fd, static_cast<int32_t>(out.message.size()));
+  WriteAll(fd, out.message.data(), out.message.size());
+  ::close(fd);
+  ::_exit(0);
+}
+
+// Accumulates the bytes of the pipe and parses complete frames.
+class FrameReader {
+ public:
+  void Append(const char* data, size_t size) { buffer_.append(data, size); }
+
+  // Parses as many frames as are complete; returns true once the result frame was read.
+  bool Parse(SolverOutput& best, SolverOutput& result) {
+    while (!buffer_.empty()) {
+      size_t at = 1;
+      if (buffer_[0] == kSolution) {
+        double objective;
+        int32_t count;
+        if (!Get(at, objective) || !Get(at, count)) return false;
+        std::vector<double> values(static_cast<size_t>(count));
+        if (!GetArray(at, values)) return false;
+        best.objective = objective;
+        best.values = std::move(values);
+      } else if (buffer_[0] == kResult) {
+        int32_t status, count, length;
+        if (!Get(at, status) || !Get(at, result.objective) || !Get(at, result.bound) ||
+            !Get(at, result.seconds) || !Get(at, result.nodes) || !Get(at, count)) {
+          return false;
+        }
+        result.values.resize(static_cast<size_t>(count));
+        if (!GetArray(at, result.values) || !Get(at, length)) return false;
+        if (buffer_.size() < at + static_cast<size_t>(length)) return false;
+        result.message.assign(buffer_, at, static_cast<size_t>(length));
+        result.status = static_cast<SolveStatus>(status);
+        buffer_.clear();
+        return true;
+      } else {
+        buffer_.clear();  // cannot happen: the child writes only these frames
+        return false;
+      }
+      buffer_.erase(0, at);
     }
-    if (options_.progress && elapsed >= next_report_s_) {
-      next_report_s_ = elapsed + 1.0;
-      SolverProgress progress;
-      progress.elapsed_s = elapsed;
-      if (model_->bestSolution() != nullptr) progress.incumbent = model_->getObjValue();
-      progress.bound = model_->getBestPossibleObjValue();
-      progress.nodes = model_->getNodeCount();
-      options_.progress(progress);
-    }
-    if (elapsed > options_.time_limit_s * 1.2 + 5) return stop;
-    return noAction;
+    return false;
   }
 
  private:
-  const MipOptions& options_;
-  Clock::time_point start_;
-  int32_t columns_;
-  const SolutionSink& sink_;
-  double next_report_s_ = 1.0;
+  template <typename T>
+  bool Get(size_t& at, T& value) {
+    if (buffer_.size() < at + sizeof value) return false;
+    std::memcpy(&value, buffer_.data() + at, sizeof value);
+    at += sizeof value;
+    return true;
+  }
+  bool GetArray(size_t& at, std::vector<double>& values) {
+    const size_t bytes = values.size() * sizeof(double);
+    if (buffer_.size() < at + bytes) return false;
+    // An empty vector's data() may be null, and memcpy from or to null is undefined even
+    // for zero bytes: a frame without a solution carries no values.
+    if (bytes > 0) std::memcpy(values.data(), buffer_.data() + at, bytes);
+    at += bytes;
+    return true;
+  }
+  std::string buffer_;
 };
-
-std::string Number(double value) { return std::to_string(value); }
 
 }  // namespace
 
-SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vector<double>& start,
-                                      const MipOptions& options, const SolutionSink& sink) {
-  const auto begin = Clock::now();
+SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>& start,
+                             const MipOptions& options) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    return {.status = SolveStatus::kError, .message = std::string("pipe: ") + std::strerror(errno)};
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return {.status = SolveStatus::kError, .message = std::string("fork: ") + std::strerror(errno)};
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    RunChild(fds[1], model, start, options);
+  }
+  ::close(fds[1]);
+  // The child's own limit comes first; the guard allows for model loading and the MIP start.
+  const double deadline_s = options.time_limit_s * 1.1 + 3;
+  FrameReader reader;
+  SolverOutput best;    // last incumbent streamed by the child, else the MIP start
+  if (!start.empty()) {
+    best.values = start;
+    best.objective = model.Objective(start);
+  }
+  SolverOutput result;  // the child's final answer
+  bool finished = false;
+  bool killed = false;
+  char chunk[1 << 16];
+  while (!finished) {
+    const double left_s = deadline_s - elapsed();
+    if (left_s <= 0) {
+      ::kill(child, SIGKILL);
+      killed = true;
+      break;
+    }
+    pollfd poller{fds[0], POLLIN, 0};
+    const int ready = ::poll(&poller, 1, static_cast<int>(std::min(left_s, 1.0) * 1000) + 1);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // the child closed the pipe (finished or crashed)
+    reader.Append(chunk, static_cast<size_t>(got));
+    finished = reader.Parse(best, result);
+  }
+  ::close(fds[0]);
+  int wait_status = 0;
+  ::waitpid(child, &wait_status, 0);
+  if (finished) return result;
+
   SolverOutput out;
-  const StdoutToStderr redirect;
-  try {
-    const CoinArrays arrays = ToCoin(model);
-    OsiClpSolverInterface solver;
-    solver.loadProblem(arrays.matrix, arrays.column_lower.data(), arrays.column_upper.data(),
-                       arrays.objective.data(), arrays.row_lower.data(), arrays.row_upper.data());
-    const int32_t columns = model.num_columns();
-    std::vector<int> priorities;
-    for (int32_t c = 0; c < columns; ++c) {
-      if (model.columns()[c].integer) solver.setInteger(c);
-    }
-    solver.messageHandler()->setLogLevel(0);
-    CbcModel cbc(solver);
-    cbc.messageHandler()->setLogLevel(options.verbose ? 1 : 0);
-    // Column names are needed only to match the MIP start.
-    if (!start.empty()) {
-      std::vector<std::pair<std::string, double>> mip_start;
-      mip_start.reserve(static_cast<size_t>(columns));
-      for (int32_t c = 0; c < columns; ++c) {
-        const std::string name = "c" + std::to_string(c);
-        cbc.solver()->setColName(c, name);
-        if (model.columns()[c].integer) mip_start.emplace_back(name, std::round(start[c]));
-      }
-      cbc.setMIPStart(mip_start);
-    }
-    // Branch on the highest-priority integers first (S before R).
-    cbc.findIntegers(false);
-    {
-      std::vector<int> order;
-      for (int32_t c = 0; c < columns; ++c) {
-        if (model.columns()[c].integer) order.push_back(std::max(1, model.columns()[c].priority));
-      }
-      if (!order.empty()) cbc.passInPriorities(order.data(), false);
-    }
-    ProgressHandler handler(options, begin, columns, sink);
-    cbc.passInEventHandler(&handler);
-    CbcSolverUsefulData data;
-    CbcMain0(cbc, data);
-    const std::vector<std::string> args = {
-        "remat",
-        "-log", options.verbose ? "1" : "0",
-        "-timeMode", "elapsed",
-        "-seconds", Number(options.time_limit_s),
-        "-threads", std::to_string(options.threads),
-        "-ratioGap", Number(options.relative_gap),
-        "-randomCbcSeed", std::to_string(options.seed),
-        "-randomSeed", std::to_string(options.seed),
-        "-feasibilityPump", start.empty() ? "on" : "off",
-        // CBC 2.10.8 crashes in CglPreProcess::postProcess when a search that started from a
-        // MIP start stops at the time limit (seen on U-Net at 50%): no preprocessing then.
-        "-preprocess", start.empty() ? "on" : "off",
-        "-solve",
-        "-quit"};
-    std::vector<const char*> argv;
-    for (const std::string& arg : args) argv.push_back(arg.c_str());
-    CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, [](CbcModel*, int) { return 0; },
-             data);
-    out.seconds = Since(begin);
-    out.nodes = cbc.getNodeCount();
-    out.bound = cbc.getBestPossibleObjValue();
-    const bool has_solution = cbc.bestSolution() != nullptr;
-    if (has_solution) {
-      out.values.assign(cbc.bestSolution(), cbc.bestSolution() + columns);
-      out.objective = cbc.getObjValue();
-    }
-    if (cbc.isProvenOptimal() && has_solution) {
-      out.status = SolveStatus::kOptimal;
-      // CBC may stop on the gap tolerance: keep the bound it proved, not the incumbent.
-    } else if (cbc.isProvenInfeasible()) {
-      out.status = SolveStatus::kInfeasible;
-    } else if (has_solution) {
-      out.status = SolveStatus::kFeasible;
-      out.message = "stopped at the time limit";
-    } else if (cbc.isSecondsLimitReached() || cbc.status() == 1) {
-      out.status = SolveStatus::kTimeLimitNoSolution;
-      out.message = "no solution within the time limit";
-    } else {
-      out.status = SolveStatus::kError;
-      out.message = "CBC status " + std::to_string(cbc.status()) + ", secondary " +
-                    std::to_string(cbc.secondaryStatus());
-    }
-  } catch (const std::bad_alloc&) {
-    out.status = SolveStatus::kError;
-    out.message = "out of memory building or solving the MILP";
-  } catch (const CoinError& error) {
-    out.status = SolveStatus::kError;
-    out.message = "CBC error: " + error.message();
+  out.seconds = elapsed();
+  const std::string why =
+      killed ? "CBC overran its time limit and was stopped"
+             : (WIFSIGNALED(wait_status)
+                    ? std::string("CBC crashed (signal ") + std::to_string(WTERMSIG(wait_status)) + ")"
+                    : "CBC ended without a result");
+  if (!best.values.empty()) {
+    out.status = SolveStatus::kFeasible;
+    out.values = std::move(best.values);
+    out.objective = best.objective;
+    out.message = why + "; kept the best solution known";
+  } else {
+    out.status = killed ? SolveStatus::kTimeLimitNoSolution : SolveStatus::kError;
+    out.message = why;
   }
   return out;
 }

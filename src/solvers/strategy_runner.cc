@@ -112,7 +112,7 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
                    .seed = settings.seed,
                    .verbose = settings.verbose};
     if (settings.progress) {
-      // Runs in the solver's child process (cbc_process.cc), which shares stderr.
+      // Runs in the solver's child process (cbc_mip.cc), which shares stderr.
       mip.progress = [](const SolverProgress& p) {
         const double gap = std::isfinite(p.incumbent) && p.incumbent != 0
                                ? 100.0 * (p.incumbent - p.bound) / std::fabs(p.incumbent)

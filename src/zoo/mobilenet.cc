@@ -1,7 +1,7 @@
 // MobileNet v1 (width 1.0, depth multiplier 1) as keras.applications defines it.
 #include <fmt/format.h>
 
-#include "zoo/networks.h"
+#include "zoo/mobilenet.h"
 
 namespace remat {
 namespace {

@@ -5,6 +5,11 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.h"
+#include "zoo/mobilenet.h"
+#include "zoo/resnet.h"
+#include "zoo/segmentation.h"
+#include "zoo/transformer.h"
+#include "zoo/vgg.h"
 
 namespace remat {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "zoo/networks.h"
+#include "zoo/resnet.h"
 
 namespace remat {
 namespace {

@@ -5,7 +5,8 @@
 #include <string>
 
 #include "core/errors.h"
-#include "zoo/networks.h"
+#include "zoo/segmentation.h"
+#include "zoo/vgg.h"
 
 namespace remat {
 namespace {

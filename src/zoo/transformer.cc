@@ -2,7 +2,7 @@
 // self-attention and a 4x MLP with residual adds, a final layer norm and a tied output head.
 #include <fmt/format.h>
 
-#include "zoo/networks.h"
+#include "zoo/transformer.h"
 
 namespace remat {
 

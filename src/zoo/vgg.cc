@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "zoo/networks.h"
+#include "zoo/vgg.h"
 
 namespace remat {
 

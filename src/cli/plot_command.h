@@ -1,0 +1,11 @@
+// `remat plot`: gnuplot figures of schedules and sweeps (docs/evaluation.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace remat {
+
+// Adds the verb to `app`; its callback stores the exit code in `exit_code`.
+void AddPlotCommand(CLI::App& app, int& exit_code);
+
+}  // namespace remat

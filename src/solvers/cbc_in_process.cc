@@ -1,0 +1,166 @@
+// MILP solves on CBC's full driver (CbcMain0/CbcMain1): the same presolve, cut generators and
+// heuristics as the cbc program, with elapsed-time limits, a MIP start and progress events.
+#include "solvers/cbc_in_process.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <cmath>
+#include <string>
+
+#include <CbcEventHandler.hpp>
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <OsiClpSolverInterface.hpp>
+
+#include "solvers/clp_arrays.h"
+#include "solvers/stdout_to_stderr.h"
+
+namespace remat {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Reports progress about once a second, passes on every incumbent of the original problem
+// (not of a preprocessed copy) and stops the search when the wall clock runs past the limit.
+class ProgressHandler : public CbcEventHandler {
+ public:
+  ProgressHandler(const MipOptions& options, Clock::time_point start, int32_t columns,
+                  const SolutionSink& sink)
+      : options_(options), start_(start), columns_(columns), sink_(sink) {}
+  ProgressHandler(const ProgressHandler&) = default;
+  CbcEventHandler* clone() const override { return new ProgressHandler(*this); }
+
+  CbcAction event(CbcEvent event) override {
+    const double elapsed = Since(start_);
+    if ((event == solution || event == heuristicSolution) && sink_ &&
+        model_->bestSolution() != nullptr && model_->getNumCols() == columns_) {
+      sink_(model_->getObjValue(), model_->bestSolution(), columns_);
+    }
+    if (options_.progress && elapsed >= next_report_s_) {
+      next_report_s_ = elapsed + 1.0;
+      SolverProgress progress;
+      progress.elapsed_s = elapsed;
+      if (model_->bestSolution() != nullptr) progress.incumbent = model_->getObjValue();
+      progress.bound = model_->getBestPossibleObjValue();
+      progress.nodes = model_->getNodeCount();
+      options_.progress(progress);
+    }
+    if (elapsed > options_.time_limit_s * 1.2 + 5) return stop;
+    return noAction;
+  }
+
+ private:
+  const MipOptions& options_;
+  Clock::time_point start_;
+  int32_t columns_;
+  const SolutionSink& sink_;
+  double next_report_s_ = 1.0;
+};
+
+std::string Number(double value) { return std::to_string(value); }
+
+}  // namespace
+
+SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vector<double>& start,
+                                      const MipOptions& options, const SolutionSink& sink) {
+  const auto begin = Clock::now();
+  SolverOutput out;
+  const StdoutToStderr redirect;
+  try {
+    const CoinArrays arrays = ToCoin(model);
+    OsiClpSolverInterface solver;
+    solver.loadProblem(arrays.matrix, arrays.column_lower.data(), arrays.column_upper.data(),
+                       arrays.objective.data(), arrays.row_lower.data(), arrays.row_upper.data());
+    const int32_t columns = model.num_columns();
+    std::vector<int> priorities;
+    for (int32_t c = 0; c < columns; ++c) {
+      if (model.columns()[c].integer) solver.setInteger(c);
+    }
+    solver.messageHandler()->setLogLevel(0);
+    CbcModel cbc(solver);
+    cbc.messageHandler()->setLogLevel(options.verbose ? 1 : 0);
+    // Column names are needed only to match the MIP start.
+    if (!start.empty()) {
+      std::vector<std::pair<std::string, double>> mip_start;
+      mip_start.reserve(static_cast<size_t>(columns));
+      for (int32_t c = 0; c < columns; ++c) {
+        const std::string name = "c" + std::to_string(c);
+        cbc.solver()->setColName(c, name);
+        if (model.columns()[c].integer) mip_start.emplace_back(name, std::round(start[c]));
+      }
+      cbc.setMIPStart(mip_start);
+    }
+    // Branch on the highest-priority integers first (S before R).
+    cbc.findIntegers(false);
+    {
+      std::vector<int> order;
+      for (int32_t c = 0; c < columns; ++c) {
+        if (model.columns()[c].integer) order.push_back(std::max(1, model.columns()[c].priority));
+      }
+      if (!order.empty()) cbc.passInPriorities(order.data(), false);
+    }
+    ProgressHandler handler(options, begin, columns, sink);
+    cbc.passInEventHandler(&handler);
+    CbcSolverUsefulData data;
+    CbcMain0(cbc, data);
+    const std::vector<std::string> args = {
+        "remat",
+        "-log", options.verbose ? "1" : "0",
+        "-timeMode", "elapsed",
+        "-seconds", Number(options.time_limit_s),
+        "-threads", std::to_string(options.threads),
+        "-ratioGap", Number(options.relative_gap),
+        "-randomCbcSeed", std::to_string(options.seed),
+        "-randomSeed", std::to_string(options.seed),
+        "-feasibilityPump", start.empty() ? "on" : "off",
+        // CBC 2.10.8 crashes in CglPreProcess::postProcess when a search that started from a
+        // MIP start stops at the time limit (seen on U-Net at 50%): no preprocessing then.
+        "-preprocess", start.empty() ? "on" : "off",
+        "-solve",
+        "-quit"};
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, [](CbcModel*, int) { return 0; },
+             data);
+    out.seconds = Since(begin);
+    out.nodes = cbc.getNodeCount();
+    out.bound = cbc.getBestPossibleObjValue();
+    const bool has_solution = cbc.bestSolution() != nullptr;
+    if (has_solution) {
+      out.values.assign(cbc.bestSolution(), cbc.bestSolution() + columns);
+      out.objective = cbc.getObjValue();
+    }
+    if (cbc.isProvenOptimal() && has_solution) {
+      out.status = SolveStatus::kOptimal;
+      // CBC may stop on the gap tolerance: keep the bound it proved, not the incumbent.
+    } else if (cbc.isProvenInfeasible()) {
+      out.status = SolveStatus::kInfeasible;
+    } else if (has_solution) {
+      out.status = SolveStatus::kFeasible;
+      out.message = "stopped at the time limit";
+    } else if (cbc.isSecondsLimitReached() || cbc.status() == 1) {
+      out.status = SolveStatus::kTimeLimitNoSolution;
+      out.message = "no solution within the time limit";
+    } else {
+      out.status = SolveStatus::kError;
+      out.message = "CBC status " + std::to_string(cbc.status()) + ", secondary " +
+                    std::to_string(cbc.secondaryStatus());
+    }
+  } catch (const std::bad_alloc&) {
+    out.status = SolveStatus::kError;
+    out.message = "out of memory building or solving the MILP";
+  } catch (const CoinError& error) {
+    out.status = SolveStatus::kError;
+    out.message = "CBC error: " + error.message();
+  }
+  return out;
+}
+
+}  // namespace remat

@@ -1,0 +1,14 @@
+// MobileNet v1, width 1.0 (keras.applications).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zoo/layers.h"
+#include "zoo/networks.h"
+
+namespace remat {
+
+NetworkBuilder BuildMobileNetV1(const ImageConfig& config);
+
+}  // namespace remat

@@ -1,0 +1,16 @@
+// keras_segmentation's vgg_unet, fcn_8_vgg and segnet (vanilla encoder).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zoo/layers.h"
+#include "zoo/networks.h"
+
+namespace remat {
+
+NetworkBuilder BuildVggUNet(const ImageConfig& config);
+NetworkBuilder BuildFcn8Vgg(const ImageConfig& config);
+NetworkBuilder BuildSegNet(const ImageConfig& config);
+
+}  // namespace remat

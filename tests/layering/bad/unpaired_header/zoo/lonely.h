@@ -1,0 +1,3 @@
+// A header without its source file.
+#pragma once
+int Lonely();

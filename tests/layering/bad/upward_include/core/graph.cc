@@ -1,0 +1,2 @@
+// Fixture.
+#include "core/graph.h"

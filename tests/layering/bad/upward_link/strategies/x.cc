@@ -1,0 +1,2 @@
+// Fixture.
+#include "strategies/x.h"
