@@ -195,7 +195,7 @@ void RunApproxReport(const ApproxOptions& options, int& exit_code) {
                             {"mean_ratio_to_optimal", s.both ? nlohmann::json(s.mean) : nlohmann::json(nullptr)},
                             {"worst_ratio_to_optimal", s.both ? nlohmann::json(s.worst) : nlohmann::json(nullptr)}};
     };
-    const nlohmann::json doc = {{"schema", "remat.approx-report/1"},
+    const nlohmann::json doc = {{"schema", "remat.approx-report/2"},
                                 {"graph", GraphSummaryJson(graph)},
                                 {"no_remat_cost", base_cost},
                                 {"no_remat_peak_bytes", no_remat.peak_bytes},

@@ -54,6 +54,7 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings) {
   command.add_option("--rounds", settings.rounds,
                      "approx-randomized: number of roundings (default 20)")
       ->check(CLI::Range(1, 100000));
+  command.add_flag("--verbose", settings.verbose, "solver logs on stderr");
 }
 
 std::vector<int64_t> BudgetGrid(int64_t from_bytes, int64_t to_bytes, int32_t points) {
@@ -159,7 +160,7 @@ nlohmann::json StrategyRowJson(const StrategyRow& row, double no_remat_cost,
     j["cost"] = r.cost;
     j["overhead"] = r.cost / no_remat_cost;
     j["peak_bytes"] = r.peak_bytes;
-    j["choice"] = r.parameters;
+    j["parameters"] = r.parameters;
   }
   if (const auto gap = GapToBound(row, bound)) j["gap_to_lower_bound"] = *gap;
   if (!row.note.empty()) j["note"] = row.note;

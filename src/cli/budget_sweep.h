@@ -34,7 +34,7 @@ std::vector<int64_t> BudgetGrid(int64_t from_bytes, int64_t to_bytes, int32_t po
 std::vector<int64_t> ResolveBudgetGrid(const BudgetRangeArgs& args, const Graph& graph,
                                        int64_t no_remat_peak_bytes);
 
-// Adds --time-limit, --threads, --gap, --seed, --eps and --rounds (the settings of
+// Adds --time-limit, --threads, --gap, --seed, --eps, --rounds and --verbose (the settings of
 // RunStrategy; defaults as in `settings`).
 void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings);
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/budget_sweep.h"
 #include "cli/commands.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
@@ -187,31 +188,16 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
   CLI::App* solve = app.add_subcommand("solve", "plan a training step within a memory budget");
   AddGraphSourceOptions(*solve, options->source);
   AddBudgetOptions(*solve, options->budget);
-  solve->add_option("--strategy", options->strategies,
+  solve->add_option("--strategy,--strategies", options->strategies,
                     "strategy name, comma-separated list, or 'all' (default)");
   solve->add_option("-o,--output", options->output_path,
                     "save the schedule (JSON) of the single chosen strategy")
       ->check(kOutputPath);
-  solve->add_option("--time-limit", options->solver.time_limit_s,
-                    "wall-clock seconds per solver run (default 60)")
-      ->check(FiniteRange(0.001, 1e7));
-  solve->add_option("--threads", options->solver.threads, "CBC threads (default 1)")
-      ->check(CLI::Range(1, 256));
-  solve->add_option("--gap", options->solver.relative_gap,
-                    "relative optimality gap at which CBC stops (default 1e-4)")
-      ->check(FiniteRange(0.0, 1.0));
-  solve->add_option("--seed", options->solver.seed, "solver and rounding seed (default 1)");
-  solve->add_option("--eps", options->solver.eps,
-                    "approx: the LP sees (1 - eps) of the budget (default 0.1)")
-      ->check(FiniteRange(0.0, 0.99));
-  solve->add_option("--rounds", options->solver.rounds,
-                    "approx-randomized: number of roundings (default 20)")
-      ->check(CLI::Range(1, 100000));
+  AddSolverSettingOptions(*solve, options->solver);
   solve->add_flag("!--no-mip-start", options->solver.mip_start,
                   "optimal: do not seed CBC with the cheapest fitting baseline");
   solve->add_flag("!--no-lower-bound", options->lower_bound,
                   "skip the lower bound (absence-gap and LP relaxation)");
-  solve->add_flag("--verbose", options->solver.verbose, "solver logs on stderr");
   solve->add_flag("--quiet", options->quiet, "no progress line on stderr");
   solve->add_flag("--json", options->json, "machine-readable output");
   solve->callback([options, &exit_code] { RunSolve(*options, exit_code); });

@@ -124,7 +124,7 @@ nlohmann::json ToJson(const SweepResult& sweep, const SweepOptions& options) {
          {"lower_bound_time_s", point.lower_bound_seconds},
          {"results", results}});
   }
-  return {{"schema", "remat.sweep/1"},
+  return {{"schema", "remat.sweep/2"},
           {"graph", GraphSummaryJson(*sweep.graph)},
           {"no_remat_cost", sweep.no_remat.cost},
           {"no_remat_peak_bytes", sweep.no_remat.peak_bytes},

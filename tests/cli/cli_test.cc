@@ -280,4 +280,28 @@ TEST_F(CliTest, RealOptionsRejectNanAndInfinity) {
 }
 
 }  // namespace
+// Issue 14, "one language": every planning verb takes the same solver options, --strategy
+// (and its alias --strategies) and --verbose, from one shared definition.
+TEST_F(CliTest, PlanningVerbsShareTheirOptions) {
+  for (const std::string verb : {"solve", "sweep", "maxbatch", "approx-report"}) {
+    const auto run = RunRemat(verb + " --help");
+    ASSERT_EQ(run.exit_code, 0) << verb;
+    for (const std::string option : {"--time-limit", "--threads", "--gap", "--seed", "--verbose"}) {
+      EXPECT_NE(run.out.find(option), std::string::npos) << verb << " lacks " << option;
+    }
+    EXPECT_NE(run.out.find("INT:INT in [1 - 256]"), std::string::npos) << verb << ": --threads range";
+  }
+  for (const std::string verb : {"solve", "sweep", "maxbatch"}) {
+    EXPECT_NE(RunRemat(verb + " --help").out.find("--strategy"), std::string::npos) << verb;
+  }
+  // A sweep row names its choice `parameters`, as solve's rows do.
+  ASSERT_EQ(RunRemat("graph linear 6 -o " + Path("l6.json")).exit_code, 0);
+  const auto sweep = RunRemat("sweep --graph " + Path("l6.json") +
+                              " --strategies checkpoint-all --points 2 --json --quiet");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto row = nlohmann::json::parse(sweep.out)["points"][0]["results"][0];
+  EXPECT_TRUE(row.contains("parameters")) << row.dump();
+  EXPECT_FALSE(row.contains("choice"));
+}
+
 }  // namespace remat

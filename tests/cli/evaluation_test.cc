@@ -156,7 +156,7 @@ TEST_F(EvaluationTest, SweepOfLinearEightHasHandComputedEndsAndIsMonotone) {
                             "chen-greedy-ap,chen-greedy-linear,griewank-logn,griewank,optimal");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema"], "remat.sweep/1");
+  EXPECT_EQ(doc["schema"], "remat.sweep/2");
   // linear(8): 17 unit nodes; the no-remat peak is 10 B; a backward node with its two inputs
   // is the minimum peak, 3 B. Eight points from 3 to 10 are the whole bytes 3..10.
   EXPECT_EQ(doc["no_remat_cost"], 17.0);
@@ -367,7 +367,7 @@ TEST_F(EvaluationTest, ApproxReportOrdersBoundOptimumAndRoundings) {
                             " --points 4 --time-limit 20 --json --plot " + stem + ".svg");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema"], "remat.approx-report/1");
+  EXPECT_EQ(doc["schema"], "remat.approx-report/2");
   ASSERT_EQ(doc["points"].size(), 4u);
   const std::vector<int64_t> budgets = {3, 5, 7, 10};  // 3 + floor(7 i / 3)
   for (size_t p = 0; p < 4; ++p) {
