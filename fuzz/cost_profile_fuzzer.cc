@@ -19,7 +19,8 @@ using namespace remat;
 
 bool SameProfile(const CostProfile& a, const CostProfile& b) {
   if (a.structure_fingerprint != b.structure_fingerprint || a.model != b.model ||
-      a.settings != b.settings || a.nodes.size() != b.nodes.size()) {
+      a.settings != b.settings || a.model_options != b.model_options ||
+      a.nodes.size() != b.nodes.size()) {
     return false;
   }
   for (size_t k = 0; k < a.nodes.size(); ++k) {
