@@ -72,8 +72,8 @@ fuzz: deps
 
 # Runs each fuzzer in turn for FUZZ_SECONDS on a scratch copy of its seed corpus (the committed
 # seeds in fuzz/corpus/<target>/, tests/onnx/data for onnx, stay as they are); logs, grown
-# corpora and any crash inputs go to $(FUZZ_BUILD)/runs/<target>/. Stops at the first fuzzer
-# that finds something.
+# corpora and any crash inputs go to $(FUZZ_BUILD)/runs/<target>/, emptied first. Stops at the
+# first fuzzer that finds something.
 fuzz-run: fuzz
 	set -e; for target in $(FUZZ_TARGETS); do \
 	  run=$(FUZZ_BUILD)/runs/$$target; rm -rf $$run; mkdir -p $$run/corpus; \
@@ -83,7 +83,7 @@ fuzz-run: fuzz
 	  $(FUZZ_BUILD)/fuzz/remat_$${target}_fuzzer -max_total_time=$(FUZZ_SECONDS) \
 	    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=$$run/ $$run/corpus \
 	    > $$run/log 2>&1 || { tail -n 40 $$run/log; exit 1; }; \
-	  tail -n 12 $$run/log; \
+	  grep -E '^#[0-9]+.*DONE|^stat::' $$run/log; \
 	done
 
 clean:
