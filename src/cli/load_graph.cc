@@ -1,6 +1,8 @@
 // Loading the graph a command works on, and deriving its activation budget.
 #include "cli/load_graph.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -75,14 +77,17 @@ std::string DescribeOptions(const std::map<std::string, std::string>& options) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-bool GivesNoSize(const ZooModelArgs& zoo) {
-  return zoo.batch == 0 && zoo.resolution.empty() && zoo.classes == 0 && zoo.seq_length == 0 &&
-         zoo.layers == 0 && zoo.hidden == 0 && zoo.heads == 0 && zoo.vocab == 0;
+bool GivesNoSize(ZooModelArgs zoo) {
+  for (const auto& [name, value] : IntegerSizeFields(zoo)) {
+    if (*value != 0) return false;
+  }
+  return zoo.resolution.empty();
 }
 
 // The profile's recorded sizes as size options; InputError naming the file and field when one
 // is not a size.
 void TakeSizes(const CostProfile& profile, const std::string& path, ZooModelArgs& zoo) {
+  const auto fields = IntegerSizeFields(zoo);
   for (const auto& [name, value] : profile.model_options) {
     const std::string field = fmt::format("{}: field 'model_options.{}'", path, name);
     if (name == "resolution") {
@@ -94,20 +99,14 @@ void TakeSizes(const CostProfile& profile, const std::string& path, ZooModelArgs
       zoo.resolution = value;
       continue;
     }
-    int64_t* target = name == "batch"        ? &zoo.batch
-                      : name == "classes"    ? &zoo.classes
-                      : name == "seq_length" ? &zoo.seq_length
-                      : name == "layers"     ? &zoo.layers
-                      : name == "hidden"     ? &zoo.hidden
-                      : name == "heads"      ? &zoo.heads
-                      : name == "vocab"      ? &zoo.vocab
-                                             : nullptr;
-    if (target == nullptr) throw InputError(fmt::format("{}: not a size option", field));
+    const auto target = std::find_if(fields.begin(), fields.end(),
+                                     [&](const auto& f) { return f.first == name; });
+    if (target == fields.end()) throw InputError(fmt::format("{}: not a size option", field));
     if (value.empty() || value.size() > 9 ||
         value.find_first_not_of("0123456789") != std::string::npos || std::stoll(value) < 1) {
       throw InputError(fmt::format("{}: '{}' is not a positive integer", field, value));
     }
-    *target = std::stoll(value);
+    *target->second = std::stoll(value);
   }
 }
 

@@ -25,14 +25,11 @@ struct ProfileArgs {
 };
 
 // The size options a model was built with, for the profile (names without dashes).
-std::map<std::string, std::string> SizeOptions(const ZooModelArgs& sized) {
-  std::map<std::string, std::string> options{{"batch", std::to_string(sized.batch)}};
+std::map<std::string, std::string> SizeOptions(ZooModelArgs sized) {
+  std::map<std::string, std::string> options;
   if (!sized.resolution.empty()) options["resolution"] = sized.resolution;
-  const std::pair<const char*, int64_t> numbers[] = {
-      {"classes", sized.classes}, {"seq_length", sized.seq_length}, {"layers", sized.layers},
-      {"hidden", sized.hidden},   {"heads", sized.heads},           {"vocab", sized.vocab}};
-  for (const auto& [name, value] : numbers) {
-    if (value != 0) options[name] = std::to_string(value);
+  for (const auto& [name, value] : IntegerSizeFields(sized)) {
+    if (*value != 0) options[name] = std::to_string(*value);
   }
   return options;
 }

@@ -159,6 +159,12 @@ CostModelChoice ToCostModelChoice(const ZooModelArgs& args) {
   return choice;
 }
 
+std::vector<std::pair<std::string, int64_t*>> IntegerSizeFields(ZooModelArgs& args) {
+  return {{"batch", &args.batch},   {"classes", &args.classes}, {"seq_length", &args.seq_length},
+          {"layers", &args.layers}, {"hidden", &args.hidden},   {"heads", &args.heads},
+          {"vocab", &args.vocab}};
+}
+
 ModelOptions ToModelOptions(const ZooModelArgs& args) {
   // Options of the other kind of model are usage errors (exit 2), in both commands.
   const bool image_options = !args.resolution.empty() || args.classes != 0;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "zoo/fixed_memory.h"
 #include "zoo/registry.h"
@@ -29,6 +31,10 @@ struct ZooModelArgs {
   std::string device;  // a preset name (memory for budgets, speeds for the roofline)
   std::string optimizer = "sgd";
 };
+
+// The integer size options of `args` by name without dashes ("batch", "classes",
+// "seq_length", "layers", "hidden", "heads", "vocab"), as cost profiles record them.
+std::vector<std::pair<std::string, int64_t*>> IntegerSizeFields(ZooModelArgs& args);
 
 // Adds the size options --batch, --resolution, --classes, --seq-length, --layers, --hidden,
 // --heads and --vocab to `command` (remat and remat-run share them); `defaults` says in the

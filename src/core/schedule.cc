@@ -12,18 +12,11 @@ namespace {
 // The first stage of first..last in which neither `a` nor `b` has `col` set, or -1.
 int32_t FirstUncovered(const StageMatrix& a, const StageMatrix& b, int32_t col, int32_t first,
                        int32_t last) {
-  int32_t t = first;
-  while (t <= last) {
-    // The run of `a` or `b` containing t, if any, moves t past its end.
-    int32_t next = t;
-    for (const StageMatrix* m : {&a, &b}) {
-      const std::vector<StageRun>& runs = m->Runs(col);
-      const auto it = std::lower_bound(runs.begin(), runs.end(), t,
-                                       [](const StageRun& run, int32_t r) { return run.last < r; });
-      if (it != runs.end() && it->first <= t) next = std::max(next, it->last + 1);
-    }
-    if (next == t) return t;
-    t = next;
+  for (int32_t t = first; t <= last;) {
+    // A run of `a` or `b` containing t moves t past its end.
+    const std::optional<StageRun> in_a = a.RunAt(t, col), in_b = b.RunAt(t, col);
+    if (!in_a && !in_b) return t;
+    t = std::max(in_a ? in_a->last : t, in_b ? in_b->last : t) + 1;
   }
   return -1;
 }
@@ -61,8 +54,8 @@ std::vector<std::string> CheckSchedule(const Graph& graph, const Schedule& sched
         found.emplace_back(run.first, fmt::format("stage {}: {} is held before it exists",
                                                   run.first, name(i)));
       } else if (!R.Get(run.first - 1, i)) {
-        // Correctness: a checkpoint was held (not possible: runs are maximal) or computed in
-        // the stage before it starts.
+        // Correctness: a hold starts right after a stage that computes the value (the stage
+        // before a run does not hold it: runs are maximal).
         found.emplace_back(run.first - 1,
                            fmt::format("stage {}: {} is held but was neither held nor computed "
                                        "in stage {}",

@@ -8,12 +8,13 @@ namespace remat {
 StageMatrix::StageMatrix(int32_t rows, int32_t cols)
     : rows_(rows), cols_(cols), columns_(static_cast<size_t>(cols)) {}
 
-bool StageMatrix::Get(int32_t row, int32_t col) const {
+std::optional<StageRun> StageMatrix::RunAt(int32_t row, int32_t col) const {
   const std::vector<StageRun>& runs = columns_[col];
   // The first run that ends at or after `row`.
   const auto it = std::lower_bound(runs.begin(), runs.end(), row,
                                    [](const StageRun& run, int32_t r) { return run.last < r; });
-  return it != runs.end() && it->first <= row;
+  if (it == runs.end() || it->first > row) return std::nullopt;
+  return *it;
 }
 
 int32_t StageMatrix::LastBefore(int32_t col, int32_t before) const {

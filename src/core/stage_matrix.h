@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace remat {
@@ -24,8 +25,9 @@ class StageMatrix {
   int32_t rows() const { return rows_; }
   int32_t cols() const { return cols_; }
 
-  // O(log runs of the column).
-  bool Get(int32_t row, int32_t col) const;
+  // The run of `col` that contains `row`, if `row` is set: O(log runs of the column).
+  std::optional<StageRun> RunAt(int32_t row, int32_t col) const;
+  bool Get(int32_t row, int32_t col) const { return RunAt(row, col).has_value(); }
   void Set(int32_t row, int32_t col, bool value = true) { SetRun(col, row, row, value); }
   // Sets (or clears) rows first..last of `col`; nothing when last < first.
   void SetRun(int32_t col, int32_t first, int32_t last, bool value = true);

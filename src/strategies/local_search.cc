@@ -105,12 +105,8 @@ class Search {
     for (const auto& [cost, w] : victims) {
       StageMatrix trial = S;
       // The run of holds through `worst` (w is held there: it came from S's row).
-      for (const StageRun run : trial.Runs(w)) {
-        if (run.first <= worst && worst <= run.last) {
-          trial.SetRun(w, std::max(w + 1, run.first), run.last, false);
-          break;
-        }
-      }
+      const StageRun run = *trial.RunAt(worst, w);
+      trial.SetRun(w, std::max(w + 1, run.first), run.last, false);
       if (Accept(trial)) {
         ++swaps_;
         return true;

@@ -46,6 +46,13 @@ TEST(StageMatrixTest, AgreesWithADenseMatrixUnderRandomEdits) {
     for (int32_t r = 0; r < rows; ++r) {
       for (int32_t c = 0; c < cols; ++c) {
         ASSERT_EQ(m.Get(r, c), dense[r][c]) << "trial " << trial << " at " << r << "," << c;
+        // RunAt: the maximal block of set rows around (r, c), from the oracle.
+        if (const std::optional<StageRun> run = m.RunAt(r, c)) {
+          int32_t first = r, last = r;
+          while (first > 0 && dense[first - 1][c]) --first;
+          while (last + 1 < rows && dense[last + 1][c]) ++last;
+          EXPECT_EQ(*run, (StageRun{first, last})) << "trial " << trial << " at " << r << "," << c;
+        }
         if (dense[r][c]) {
           ++ones;
           expected_rows[r].push_back(c);
