@@ -79,7 +79,7 @@ int64_t BinomialCounts::Advances(int32_t steps, int32_t slots) const {
   for (int64_t r = 1; done < steps; ++r) {
     const int64_t end = std::min<int64_t>(steps, SaturatingBinomial(r + slots + 1, slots + 1) - 1);
     total += r * (end - done);
-    done = std::max(done, end);
+    done = end;  // C(r + c + 1, c + 1) grows with r
   }
   return total;
 }
@@ -132,29 +132,30 @@ Chain LinearizedChain(const Graph& graph) {
 
 // Provides the values at positions a+1 .. b-1 (x_a is stored; a = -1 is the input batch) with
 // `slots` free slots; `stage` is the stage of the advance, or -1 during the first sweep.
-void Reverse(const BinomialCounts& table, const Chain& chain, int32_t a, int32_t b, int32_t slots,
-             int32_t stage, StageMatrix& S) {
+void Reverse(const BinomialCounts& counts, const Chain& chain, int32_t a, int32_t b,
+             int32_t slots, int32_t stage, StageMatrix& S) {
   const int32_t steps = b - 1 - a;
   if (steps <= 0 || slots == 0) return;
-  const int32_t j = stage < 0 ? table.FirstSweepSplit(steps, slots) : table.Split(steps, slots);
+  const int32_t j = stage < 0 ? counts.FirstSweepSplit(steps, slots) : counts.Split(steps, slots);
   const int32_t m = a + j;
   const int32_t node = chain.node[m];
   const int32_t created = stage < 0 ? node : stage;
   S.SetRun(node, created + 1, chain.last[m]);
-  Reverse(table, chain, m, b, slots - 1, stage, S);
-  if (m - 1 > a) Reverse(table, chain, a, m, slots, chain.need[m - 1], S);
+  Reverse(counts, chain, m, b, slots - 1, stage, S);
+  if (m - 1 > a) Reverse(counts, chain, a, m, slots, chain.need[m - 1], S);
 }
 
-StrategyResult FromTable(const Graph& graph, const Chain& chain, const BinomialCounts& table,
-                         int64_t budget_bytes, int32_t slots) {
+StrategyResult ScheduleWithSlots(const Graph& graph, const Chain& chain,
+                                 const BinomialCounts& counts, int64_t budget_bytes,
+                                 int32_t slots) {
   const int32_t f = static_cast<int32_t>(chain.node.size());
   StageMatrix S = CheckpointMatrix(graph, std::vector<bool>(graph.size(), false),
                                   /*recompute_segments=*/false);
-  Reverse(table, chain, -1, f, slots, -1, S);
+  Reverse(counts, chain, -1, f, slots, -1, S);
   return EvaluateSchedule(graph, "griewank", ScheduleFromCheckpoints(graph, std::move(S)),
                           budget_bytes,
                           fmt::format("{} slots; binomial model: {} forward recomputations",
-                                      slots, table.FirstSweepRecomputations(f, slots)));
+                                      slots, counts.FirstSweepRecomputations(f, slots)));
 }
 
 }  // namespace
@@ -164,7 +165,7 @@ StrategyResult GriewankWithSlots(const Graph& graph, int64_t budget_bytes, int32
   const Chain chain = LinearizedChain(graph);
   const int32_t f = static_cast<int32_t>(chain.node.size());
   slots = std::clamp(slots, 0, f);
-  return FromTable(graph, chain, BinomialCounts(), budget_bytes, slots);
+  return ScheduleWithSlots(graph, chain, BinomialCounts(), budget_bytes, slots);
 }
 
 StrategyResult GriewankLogN(const Graph& graph, int64_t budget_bytes) {
@@ -181,17 +182,17 @@ StrategyResult Griewank(const Graph& graph, int64_t budget_bytes) {
   const Chain chain = LinearizedChain(graph);
   const int32_t f = static_cast<int32_t>(chain.node.size());
   const int32_t max_slots = std::min(f, kMaxSweptSlots);
-  const BinomialCounts table;
+  const BinomialCounts counts;
   std::optional<StrategyResult> best;
   for (int32_t slots = 0; slots <= max_slots; ++slots) {
     // A schedule's plan is as long as its evaluations: few slots on a long chain recompute
     // quadratically (0 slots on 30,000 steps: 450 million), so such counts are skipped; the
     // largest count always stays (it recomputes least).
     if (slots < max_slots &&
-        table.FirstSweepRecomputations(f, slots) > kMaxSweptRecomputations) {
+        counts.FirstSweepRecomputations(f, slots) > kMaxSweptRecomputations) {
       continue;
     }
-    StrategyResult result = FromTable(graph, chain, table, budget_bytes, slots);
+    StrategyResult result = ScheduleWithSlots(graph, chain, counts, budget_bytes, slots);
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }
   return std::move(*best);
