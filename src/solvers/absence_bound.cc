@@ -61,13 +61,12 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
     for (int32_t p : graph.preds(t)) {
       if (graph.last_consumer(p) > t) held -= graph.node(p).bytes;  // an input, not held
     }
-    if (held > capacity && model.truncated_at < 0) {
-      // Every 64 rows, and before a row that would pass the size cap, check the deadline:
-      // rows left out only weaken the bound, which stays valid.
-      if (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
-          (model.lp.num_rows() % 64 == 0 && std::chrono::steady_clock::now() > deadline)) {
-        model.truncated_at = t;
-      }
+    if (held > capacity && model.truncated_at < 0 &&
+        (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
+         (model.lp.num_rows() % 64 == 0 && std::chrono::steady_clock::now() > deadline))) {
+      // Past the size cap or the deadline (read every 64 rows) no more rows are built: rows
+      // left out only weaken the bound, which stays valid.
+      model.truncated_at = t;
     }
     if (held > capacity && model.truncated_at < 0) {
       std::erase_if(open, [&](int32_t u) { return graph.last_consumer(u) <= t; });
