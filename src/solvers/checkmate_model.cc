@@ -68,9 +68,12 @@ ModelSize PaperSize(const Graph& graph) {
 
 class CheckmateModelBuilder {
  public:
+  // The model of stages window.first..window.last; `fixed` gives S of the other stages (none
+  // for the whole model, whose window is every stage).
   CheckmateModelBuilder(const Graph& graph, int64_t budget_bytes, const CheckmateModelOptions& options,
-          CheckmateModel& model)
-      : graph_(graph), options_(options), model_(model), n_(graph.size()) {
+          StageWindow window, const StageMatrix* fixed, CheckmateModel& model)
+      : graph_(graph), options_(options), model_(model), n_(graph.size()), lo_(window.first),
+        hi_(window.last), fixed_(fixed) {
     model_.byte_scale = BytesGcd(graph);
     model_.cost_scale = CostScale(graph);
     model_.scaled_budget = budget_bytes / model_.byte_scale;
@@ -80,31 +83,47 @@ class CheckmateModelBuilder {
   int64_t Bytes(int32_t v) const { return graph_.node(v).bytes / model_.byte_scale; }
   double Cost(int32_t v) const { return graph_.node(v).cost / model_.cost_scale; }
 
-  // Columns: R[t][i] and S[t][i] for i < t within the last possible use; U[t][k], k <= t.
+  // Columns: R[t][i] and S[t][i] for i < t within the last possible use; U[t][k], k <= t; for
+  // the window's stages t only, and no S at the window's first stage (it is fixed).
   void AddColumns() {
-    const size_t triangle = static_cast<size_t>(n_) * (n_ - 1) / 2;
     model_.n_ = n_;
+    model_.window_ = {lo_, hi_};
+    const size_t triangle = CheckmateModel::Tri(hi_ + 1, 0) - CheckmateModel::Tri(lo_, 0);
     model_.r_.assign(triangle, CheckmateModel::kAbsent);
     model_.s_.assign(triangle, CheckmateModel::kAbsent);
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       model_.objective_constant += Cost(t);
       for (int32_t i = 0; i < t; ++i) {
         if (t > last_use_[i]) continue;
         // S is branched on first: R follows from S (DESIGN §3).
-        model_.s_[model_.Tri(t, i)] = model_.lp.AddColumn(
-            {.lower = 0, .upper = 1, .objective = 0, .integer = options_.integer, .priority = 1});
-        model_.r_[model_.Tri(t, i)] = model_.lp.AddColumn(
+        if (t > lo_) {
+          model_.s_[model_.Index(t, i)] = model_.lp.AddColumn(
+              {.lower = 0, .upper = 1, .objective = 0, .integer = options_.integer, .priority = 1});
+        }
+        model_.r_[model_.Index(t, i)] = model_.lp.AddColumn(
             {.lower = 0, .upper = 1, .objective = Cost(i), .integer = options_.integer,
              .priority = 2});
       }
     }
-    model_.u_first_.resize(n_);
-    for (int32_t t = 0; t < n_; ++t) {
-      model_.u_first_[t] = model_.lp.num_columns();
+    model_.u_first_.resize(static_cast<size_t>(hi_ - lo_ + 1));
+    for (int32_t t = lo_; t <= hi_; ++t) {
+      model_.u_first_[t - lo_] = model_.lp.num_columns();
       for (int32_t k = 0; k <= t; ++k) {
         model_.lp.AddColumn({.lower = 0, .upper = static_cast<double>(model_.scaled_budget)});
       }
     }
+  }
+
+  // S[t][i]: a column, or a constant. It is 0 at or ahead of the frontier, past the last
+  // possible use and past the last stage; the fixed schedule's value at the window's edges.
+  struct Entry {
+    int32_t column = CheckmateModel::kAbsent;
+    double value = 0;  // when there is no column
+  };
+  Entry SEntry(int32_t t, int32_t i) const {
+    if (i >= t || t >= n_ || t > last_use_[i]) return {};
+    if (t > lo_ && t <= hi_) return {model_.S(t, i), 0};
+    return {CheckmateModel::kAbsent, fixed_ != nullptr && fixed_->Get(t, i) ? 1.0 : 0.0};
   }
 
   // R[t][i] as a term, or a constant 1 (frontier) / 0 (absent).
@@ -115,8 +134,13 @@ class CheckmateModelBuilder {
       terms.push_back({model_.R(t, i), coef});
     }
   }
-  void AddS(std::vector<Term>& terms, int32_t t, int32_t i, double coef) const {
-    if (t < n_ && model_.S(t, i) != CheckmateModel::kAbsent) terms.push_back({model_.S(t, i), coef});
+  void AddS(std::vector<Term>& terms, double& constant, int32_t t, int32_t i, double coef) const {
+    const Entry entry = SEntry(t, i);
+    if (entry.column != CheckmateModel::kAbsent) {
+      terms.push_back({entry.column, coef});
+    } else {
+      constant += coef * entry.value;
+    }
   }
   // lower <= terms + constant <= upper
   void Row(double lower, std::vector<Term> terms, double constant, double upper) {
@@ -129,12 +153,14 @@ class CheckmateModelBuilder {
 
   // Paper §4: S[t+1][i] <= S[t][i] + R[t][i] (a checkpoint exists before or is computed).
   void AddCheckpointCorrectness() {
-    for (int32_t t = 0; t + 1 < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_ && t + 1 < n_; ++t) {
       for (int32_t i = 0; i < t; ++i) {
-        if (model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
-        std::vector<Term> terms{{model_.S(t + 1, i), 1}};
+        const Entry next = SEntry(t + 1, i);
+        if (next.column == CheckmateModel::kAbsent && next.value == 0) continue;
+        std::vector<Term> terms;
         double constant = 0;
-        AddS(terms, t, i, -1);
+        AddS(terms, constant, t + 1, i, 1);
+        AddS(terms, constant, t, i, -1);
         AddR(terms, constant, t, i, -1);
         Row(-kInfinity, std::move(terms), constant, 0);
       }
@@ -143,7 +169,7 @@ class CheckmateModelBuilder {
 
   // Paper §4: R[t][v] <= R[t][u] + S[t][u] for every edge u -> v (inputs are present).
   void AddInputCorrectness() {
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       for (int32_t v = 0; v <= t; ++v) {
         if (v < t && model_.R(t, v) == CheckmateModel::kAbsent) continue;
         for (int32_t u : graph_.preds(v)) {
@@ -151,7 +177,7 @@ class CheckmateModelBuilder {
           double constant = 0;
           AddR(terms, constant, t, v, 1);
           AddR(terms, constant, t, u, -1);
-          AddS(terms, t, u, -1);
+          AddS(terms, constant, t, u, -1);
           Row(-kInfinity, std::move(terms), constant, 0);
         }
       }
@@ -162,7 +188,7 @@ class CheckmateModelBuilder {
   // indicator's conditions from above is exact at integer R and S (docs/solvers.md):
   // FREE <= R[t][k], FREE <= 1 - S[t+1][i], FREE <= 1 - R[t][j] for successors j > k of i.
   void AddFreeColumns() {
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       for (int32_t k = 0; k <= t; ++k) {
         if (k < t && model_.R(t, k) == CheckmateModel::kAbsent) continue;
         for (int32_t i : FreedAt(graph_, k)) {
@@ -171,11 +197,14 @@ class CheckmateModelBuilder {
           if (std::any_of(succs.begin(), succs.end(), [&](int32_t j) { return j > k && j == t; })) {
             continue;
           }
+          // A value the window's fixed edge holds into the next stage is never freed.
+          const Entry next = SEntry(t + 1, i);
+          if (next.column == CheckmateModel::kAbsent && next.value == 1) continue;
           const int32_t column = model_.lp.AddColumn({.lower = 0, .upper = 1});
           model_.frees_.push_back({t, i, k, column});
           if (k < t) Row(-kInfinity, {{column, 1}, {model_.R(t, k), -1}}, 0, 0);
-          if (t + 1 < n_ && model_.S(t + 1, i) != CheckmateModel::kAbsent) {
-            Row(-kInfinity, {{column, 1}, {model_.S(t + 1, i), 1}}, 0, 1);
+          if (next.column != CheckmateModel::kAbsent) {
+            Row(-kInfinity, {{column, 1}, {next.column, 1}}, 0, 1);
           }
           for (int32_t j : succs) {
             if (j > k && j < t && model_.R(t, j) != CheckmateModel::kAbsent) {
@@ -192,19 +221,21 @@ class CheckmateModelBuilder {
   void AddMemoryRecurrence() {
     std::vector<std::vector<Term>> freed(static_cast<size_t>(n_));  // per k, for current t
     size_t next_free = 0;
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       for (auto& terms : freed) terms.clear();
       while (next_free < model_.frees_.size() && model_.frees_[next_free].t == t) {
         const auto& f = model_.frees_[next_free++];
         freed[f.k].push_back({f.column, static_cast<double>(Bytes(f.i))});
       }
-      const int32_t u0 = model_.u_first_[t];
+      const int32_t u0 = model_.u_first_[t - lo_];
       for (int32_t k = 0; k <= t; ++k) {
         std::vector<Term> terms{{u0 + k, 1}};
         double constant = 0;
         AddR(terms, constant, t, k, -static_cast<double>(Bytes(k)));
         if (k == 0) {
-          for (int32_t i = 0; i < t; ++i) AddS(terms, t, i, -static_cast<double>(Bytes(i)));
+          for (int32_t i = 0; i < t; ++i) {
+            AddS(terms, constant, t, i, -static_cast<double>(Bytes(i)));
+          }
         } else {
           terms.push_back({u0 + k - 1, -1});
           terms.insert(terms.end(), freed[k - 1].begin(), freed[k - 1].end());
@@ -217,7 +248,7 @@ class CheckmateModelBuilder {
   // Dominance (safe): recomputing i in stage t is useless unless a consumer runs later in the
   // stage or the next stage holds i: R[t][i] <= sum R[t][j] (j in succ(i), j <= t) + S[t+1][i].
   void AddDominanceRows() {
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       for (int32_t i = 0; i < t; ++i) {
         if (model_.R(t, i) == CheckmateModel::kAbsent) continue;
         std::vector<Term> terms{{model_.R(t, i), 1}};
@@ -227,8 +258,8 @@ class CheckmateModelBuilder {
           if (j == t) frontier_reads = true;
           if (j < t) AddR(terms, constant, t, j, -1);
         }
-        if (frontier_reads) continue;
-        AddS(terms, t + 1, i, -1);
+        if (frontier_reads || SEntry(t + 1, i).value == 1) continue;
+        AddS(terms, constant, t + 1, i, -1);
         Row(-kInfinity, std::move(terms), constant, 0);
       }
     }
@@ -240,7 +271,7 @@ class CheckmateModelBuilder {
   void AddKnapsackRows() {
     // At the last stage nothing is held into a next stage: the row is a constant, and a node
     // that cannot fit with its inputs makes the model infeasible without a solver.
-    for (int32_t t = 0; t < n_; ++t) {
+    for (int32_t t = lo_; t <= hi_; ++t) {
       double fixed = static_cast<double>(Bytes(t));
       std::vector<bool> is_input(n_, false);
       for (int32_t u : graph_.preds(t)) {
@@ -251,9 +282,14 @@ class CheckmateModelBuilder {
       double total = fixed;
       for (int32_t i = 0; i < t; ++i) {
         if (is_input[i] || Bytes(i) == 0) continue;
-        if (t + 1 == n_ || model_.S(t + 1, i) == CheckmateModel::kAbsent) continue;
-        terms.push_back({model_.S(t + 1, i), static_cast<double>(Bytes(i))});
-        total += static_cast<double>(Bytes(i));
+        const Entry next = SEntry(t + 1, i);
+        if (next.column != CheckmateModel::kAbsent) {
+          terms.push_back({next.column, static_cast<double>(Bytes(i))});
+          total += static_cast<double>(Bytes(i));
+        } else {
+          fixed += next.value * static_cast<double>(Bytes(i));
+          total += next.value * static_cast<double>(Bytes(i));
+        }
       }
       if (total <= static_cast<double>(model_.scaled_budget)) continue;  // never binding
       Row(-kInfinity, std::move(terms), fixed, static_cast<double>(model_.scaled_budget));
@@ -267,6 +303,8 @@ class CheckmateModelBuilder {
   const CheckmateModelOptions& options_;
   CheckmateModel& model_;
   const int32_t n_;
+  const int32_t lo_, hi_;         // the window's stages
+  const StageMatrix* fixed_;      // S outside the window; null for the whole model
   std::vector<int32_t> last_use_;
   bool infeasible_ = false;
 };
@@ -288,11 +326,14 @@ std::vector<int32_t> LastPossibleUse(const Graph& graph) {
   return last;
 }
 
-CheckmateModel BuildCheckmateModel(const Graph& graph, int64_t budget_bytes,
-                                   const CheckmateModelOptions& options) {
+namespace {
+
+CheckmateModel BuildModel(const Graph& graph, int64_t budget_bytes,
+                          const CheckmateModelOptions& options, StageWindow window,
+                          const StageMatrix* fixed) {
   if (budget_bytes < 0) throw InputError(fmt::format("budget {} B is negative", budget_bytes));
   CheckmateModel model;
-  CheckmateModelBuilder builder(graph, budget_bytes, options, model);
+  CheckmateModelBuilder builder(graph, budget_bytes, options, window, fixed, model);
   builder.AddColumns();
   builder.AddFreeColumns();
   builder.AddCheckpointCorrectness();
@@ -301,14 +342,43 @@ CheckmateModel BuildCheckmateModel(const Graph& graph, int64_t budget_bytes,
   if (options.reductions) builder.AddDominanceRows();
   if (options.knapsack_rows) builder.AddKnapsackRows();
   model.proven_infeasible = builder.infeasible();
-  model.full_size = PaperSize(graph);
   model.size = SizeOf(model.lp);
   return model;
 }
 
-StageMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double threshold) const {
-  StageMatrix S(n_, n_);
-  for (int32_t t = 1; t < n_; ++t) {
+}  // namespace
+
+CheckmateModel BuildCheckmateModel(const Graph& graph, int64_t budget_bytes,
+                                   const CheckmateModelOptions& options) {
+  CheckmateModel model =
+      BuildModel(graph, budget_bytes, options, {0, graph.size() - 1}, nullptr);
+  model.full_size = PaperSize(graph);
+  return model;
+}
+
+CheckmateModel BuildWindowModel(const Graph& graph, int64_t budget_bytes, const Schedule& fixed,
+                                StageWindow window, const CheckmateModelOptions& options) {
+  if (window.first < 0 || window.last < window.first || window.last >= graph.size()) {
+    throw InputError(fmt::format("stage window {}..{} is empty or outside the {} stages",
+                                 window.first, window.last, graph.size()));
+  }
+  if (fixed.S.rows() != graph.size() || fixed.S.cols() != graph.size()) {
+    throw InputError(fmt::format("the fixed schedule has {} stages, the graph {} nodes",
+                                 fixed.S.rows(), graph.size()));
+  }
+  CheckmateModel model = BuildModel(graph, budget_bytes, options, window, &fixed.S);
+  model.full_size = model.size;
+  return model;
+}
+
+StageMatrix CheckmateModel::DecodeS(const std::vector<double>& values, double threshold,
+                                    const StageMatrix* outside) const {
+  StageMatrix S = outside != nullptr ? *outside : StageMatrix(n_, n_);
+  const int32_t first_free = window_.first + 1;  // S of a window's first stage is fixed
+  if (outside != nullptr) {
+    for (int32_t i = 0; i < n_; ++i) S.SetRun(i, first_free, window_.last, false);
+  }
+  for (int32_t t = first_free; t <= window_.last; ++t) {
     for (int32_t i = 0; i < t; ++i) {
       const int32_t column = this->S(t, i);
       if (column != kAbsent && values[column] >= threshold) S.Set(t, i);
@@ -322,13 +392,14 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
   std::vector<double> values(static_cast<size_t>(lp.num_columns()), 0.0);
   const StageMatrix& Rm = schedule.R;
   const StageMatrix& Sm = schedule.S;
-  for (int32_t t = 0; t < n_; ++t) {
+  for (int32_t t = window_.first; t <= window_.last; ++t) {
     for (int32_t i = 0; i < t; ++i) {
       if (Rm.Get(t, i) && R(t, i) != kAbsent) values[R(t, i)] = 1;
       if (Sm.Get(t, i) && S(t, i) != kAbsent) values[S(t, i)] = 1;
     }
   }
   auto running = [&](int32_t t, int32_t v) { return v <= t && Rm.Get(t, v); };
+  const int32_t lo = window_.first;
   for (const FreeColumn& f : frees_) {
     bool free = running(f.t, f.k) && !(f.t + 1 < n_ && Sm.Get(f.t + 1, f.i));
     for (int32_t j : graph.succs(f.i)) {
@@ -339,7 +410,7 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
   // U by the recurrence, with the same scaled bytes as the rows.
   std::vector<double> freed_bytes(n_);
   size_t next = 0;
-  for (int32_t t = 0; t < n_; ++t) {
+  for (int32_t t = lo; t <= window_.last; ++t) {
     std::fill(freed_bytes.begin(), freed_bytes.end(), 0.0);
     while (next < frees_.size() && frees_[next].t == t) {
       const FreeColumn& f = frees_[next++];
@@ -352,7 +423,7 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
     for (int32_t k = 0; k <= t; ++k) {
       if (k > 0) u -= freed_bytes[k - 1];
       if (running(t, k)) u += static_cast<double>(graph.node(k).bytes / byte_scale);
-      values[u_first_[t] + k] = u;
+      values[u_first_[t - lo] + k] = u;
     }
   }
   return values;

@@ -1,0 +1,222 @@
+// Window search: re-optimize a window of stages exactly with the rest of the schedule fixed.
+#include "solvers/window_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/recompute.h"
+#include "core/simulator.h"
+#include "solvers/cbc_mip.h"
+
+namespace remat {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Recomputation cost per stage: the cost of every node computed in stage t other than t.
+std::vector<double> RecomputationCost(const Graph& graph, const Schedule& schedule) {
+  std::vector<double> cost(static_cast<size_t>(graph.size()), 0.0);
+  const std::vector<std::vector<int32_t>> rows = schedule.R.Rows();
+  for (int32_t t = 0; t < graph.size(); ++t) {
+    for (int32_t i : rows[t]) {
+      if (i != t) cost[t] += graph.node(i).cost;
+    }
+  }
+  return cost;
+}
+
+}  // namespace
+
+std::vector<int64_t> WindowColumnsPerStage(const Graph& graph) {
+  const int32_t n = graph.size();
+  const std::vector<int32_t> last = LastPossibleUse(graph);
+  // Node i contributes to stages i..last[i]: two columns (R, S) after its own stage, and the
+  // FREE columns of the values its position reads.
+  std::vector<int64_t> delta(static_cast<size_t>(n) + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    const int64_t frees = static_cast<int64_t>(graph.preds(i).size()) + 1;
+    delta[i] += frees;
+    delta[i + 1] += 2;
+    delta[last[i] + 1] -= frees + 2;
+  }
+  std::vector<int64_t> columns(static_cast<size_t>(n));
+  int64_t running = 0;
+  for (int32_t t = 0; t < n; ++t) {
+    running += delta[t];
+    columns[t] = running + t + 1;  // U has t + 1 positions
+  }
+  return columns;
+}
+
+std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
+                                          const std::vector<int64_t>& stage_peak_bytes,
+                                          int64_t columns) {
+  const int32_t n = graph.size();
+  const std::vector<double> recompute = RecomputationCost(graph, schedule);
+  const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
+  std::vector<int32_t> centres;
+  for (int32_t t = 0; t < n; ++t) {
+    if (recompute[t] > 0) centres.push_back(t);
+  }
+  std::stable_sort(centres.begin(), centres.end(), [&](int32_t a, int32_t b) {
+    if (recompute[a] != recompute[b]) return recompute[a] > recompute[b];
+    return stage_peak_bytes[a] > stage_peak_bytes[b];
+  });
+  std::vector<StageWindow> windows;
+  std::set<std::pair<int32_t, int32_t>> seen;
+  for (int32_t centre : centres) {
+    StageWindow w{centre, centre};
+    int64_t size = per_stage[centre];
+    // Grow alternately to the left and right while the next stage still fits.
+    for (bool grew = true; grew;) {
+      grew = false;
+      if (w.first > 0 && size + per_stage[w.first - 1] <= columns) {
+        size += per_stage[--w.first];
+        grew = true;
+      }
+      if (w.last + 1 < n && size + per_stage[w.last + 1] <= columns) {
+        size += per_stage[++w.last];
+        grew = true;
+      }
+    }
+    if (seen.insert({w.first, w.last}).second) windows.push_back(w);
+  }
+  return windows;
+}
+
+Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
+  const int32_t n = graph.size();
+  const std::vector<int32_t> last = LastPossibleUse(graph);
+  Schedule current = schedule;
+  // Dropping holds can drop recomputations (R follows from S), which can make more holds
+  // useless: repeat until nothing changes (each pass removes at least one hold).
+  for (bool changed = true; changed;) {
+    changed = false;
+    // The stages in which each value is read by a node computed there.
+    std::vector<std::vector<int32_t>> read_in(static_cast<size_t>(n));
+    const std::vector<std::vector<int32_t>> rows = current.R.Rows();
+    for (int32_t t = 0; t < n; ++t) {
+      for (int32_t j : rows[t]) {
+        for (int32_t u : graph.preds(j)) read_in[u].push_back(t);
+      }
+    }
+    StageMatrix S(n, n);
+    for (int32_t i = 0; i < n; ++i) {
+      std::sort(read_in[i].begin(), read_in[i].end());
+      // Backwards, so that whether the next stage keeps the hold is already known.
+      bool next_kept = false;
+      int32_t next_stage = n;
+      const std::vector<StageRun>& runs = current.S.Runs(i);
+      for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+        for (int32_t t = run->last; t >= run->first; --t) {
+          const bool read = std::binary_search(read_in[i].begin(), read_in[i].end(), t);
+          const bool keep = t <= last[i] && (read || (next_kept && next_stage == t + 1));
+          if (keep) S.Set(t, i);
+          changed = changed || !keep;
+          next_kept = keep;
+          next_stage = t;
+        }
+      }
+    }
+    if (changed) current = ScheduleFromCheckpoints(graph, std::move(S));
+  }
+  return current;
+}
+
+WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
+                                    const StrategyResult& start,
+                                    const WindowSearchOptions& options) {
+  const auto begin = Clock::now();
+  auto left = [&] { return options.time_limit_s - Since(begin); };
+  WindowSearchResult result;
+  result.best = start;
+  if (start.status != FitStatus::kFits || graph.size() < 2) return result;
+  StrategyResult current = EvaluateSchedule(graph, start.strategy,
+                                            WithoutUselessHolds(graph, start.schedule),
+                                            budget_bytes, start.parameters);
+  if (current.status != FitStatus::kFits || current.cost > start.cost) current = start;
+  const std::string base_parameters = start.parameters;
+
+  int64_t columns = options.window_columns;
+  // Windows proven optimal for the current incumbent at the current size, by first stage.
+  std::set<std::pair<int32_t, int32_t>> proven;
+  while (left() > 0.5) {
+    const SimulationResult sim = Simulate(graph, current.schedule);
+    const std::vector<StageWindow> candidates =
+        CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);
+    if (candidates.empty()) {  // nothing is recomputed: the frontier alone is the optimum
+      result.local_optimum = true;
+      break;
+    }
+    bool improved = false;
+    bool unproven = false;
+    for (const StageWindow& window : candidates) {
+      if (left() <= 0.5) break;
+      if (proven.count({window.first, window.last}) > 0) continue;
+      const CheckmateModel model =
+          BuildWindowModel(graph, budget_bytes, current.schedule, window, {.integer = true});
+      if (model.proven_infeasible) continue;  // cannot happen: the incumbent satisfies it
+      const std::vector<double> assignment = model.Assignment(graph, current.schedule);
+      const bool start_valid = model.lp.MaxViolation(assignment) <= 1e-6;
+      MipOptions mip{.time_limit_s = std::max(0.5, std::min(left(), std::max(2.0, left() / 4))),
+                     .threads = options.threads,
+                     .seed = options.seed};
+      const SolverOutput out =
+          SolveMipWithCbc(model.lp, start_valid ? assignment : std::vector<double>{}, mip);
+      ++result.windows;
+      if (out.status != SolveStatus::kOptimal) unproven = true;
+      if (!out.values.empty()) {
+        const StageMatrix S = model.DecodeS(out.values, 0.5, &current.schedule.S);
+        StrategyResult candidate =
+            EvaluateSchedule(graph, current.strategy, ScheduleFromCheckpoints(graph, S),
+                             budget_bytes, current.parameters);
+        if (candidate.status == FitStatus::kFits &&
+            candidate.cost < current.cost - 1e-9 * std::max(1.0, current.cost)) {
+          current = std::move(candidate);
+          ++result.improvements;
+          improved = true;
+        }
+      }
+      if (!improved && out.status == SolveStatus::kOptimal) {
+        proven.insert({window.first, window.last});
+      }
+      if (options.progress) {
+        options.progress({Since(begin), current.cost, result.windows, result.improvements, window});
+      }
+      if (improved) break;  // the stage data changed: choose windows anew
+    }
+    if (improved) {
+      proven.clear();
+      continue;
+    }
+    if (left() <= 0.5) break;
+    // A whole round without improvement: larger windows if CBC proved every one, else smaller.
+    if (unproven) {
+      columns = std::max<int64_t>(500, columns / 2);
+    } else if (columns >= options.max_window_columns) {
+      result.local_optimum = true;
+      break;
+    } else {
+      columns = std::min(options.max_window_columns, columns * 2);
+    }
+    proven.clear();
+  }
+  if (result.improvements > 0) {
+    current.parameters = fmt::format("{}; window search: {} windows, {} improvements",
+                                     base_parameters, result.windows, result.improvements);
+    result.best = std::move(current);
+  }
+  result.seconds = Since(begin);
+  return result;
+}
+
+}  // namespace remat

@@ -1,0 +1,198 @@
+// Window models are the whole model with S fixed outside the window: the incumbent satisfies
+// them at its own cost, their optimum equals a brute-force search over the window's S, and the
+// search built on them only ever returns cheaper fitting schedules.
+#include "solvers/window_search.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "core/errors.h"
+#include "core/recompute.h"
+#include "core/simulator.h"
+#include "core/training_graph.h"
+#include "solvers/cbc_mip.h"
+#include "solvers/checkmate_solver.h"
+#include "strategies/best_heuristic.h"
+#include "strategies/checkpoint_all.h"
+#include "strategies/registry.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+// The cost of the stages first..last of a schedule (frontier and recomputations).
+double WindowCost(const Graph& g, const Schedule& schedule, StageWindow w) {
+  double cost = 0;
+  for (int32_t t = w.first; t <= w.last; ++t) {
+    for (int32_t i = 0; i <= t; ++i) {
+      if (schedule.R.Get(t, i)) cost += g.node(i).cost;
+    }
+  }
+  return cost;
+}
+
+// A fitting schedule below the no-remat peak, to give windows something to improve: the
+// heuristics' best at 70% of checkpoint-all's peak, or checkpoint-all itself.
+StrategyResult SomeFittingSchedule(const Graph& g, int64_t* budget) {
+  const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
+  *budget = all.peak_bytes * 7 / 10;
+  StrategyResult r = BestHeuristic(g, *budget, {.time_limit_s = 5});
+  if (r.status != FitStatus::kFits) {
+    *budget = all.peak_bytes;
+    r = all;
+  }
+  return r;
+}
+
+TEST(WindowModelTest, TheWindowOfEveryStageIsTheWholeModel) {
+  const Graph g = testing::RandomTrainingGraph(3, 5);
+  const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
+  const CheckmateModel whole = BuildCheckmateModel(g, all.peak_bytes);
+  const CheckmateModel window =
+      BuildWindowModel(g, all.peak_bytes, all.schedule, {0, g.size() - 1});
+  EXPECT_EQ(window.size.columns, whole.size.columns);
+  EXPECT_EQ(window.size.rows, whole.size.rows);
+  EXPECT_EQ(window.size.nonzeros, whole.size.nonzeros);
+}
+
+TEST(WindowModelTest, RejectsWindowsOutsideTheStages) {
+  const Graph g = LinearGraph(3);
+  const Schedule s = CheckpointAll(g, 100).schedule;
+  EXPECT_THROW(BuildWindowModel(g, 100, s, {2, 1}), InputError);
+  EXPECT_THROW(BuildWindowModel(g, 100, s, {0, g.size()}), InputError);
+  EXPECT_THROW(BuildWindowModel(g, 100, s, {-1, 0}), InputError);
+}
+
+// The incumbent, written into any window, satisfies every row and its objective is the
+// window's share of the simulated cost.
+class IncumbentInEveryWindow : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(IncumbentInEveryWindow, IsFeasibleAtItsOwnCost) {
+  const Graph g = testing::RandomTrainingGraph(GetParam(), 3 + GetParam() % 4);
+  int64_t budget = 0;
+  const StrategyResult start = SomeFittingSchedule(g, &budget);
+  const Schedule fixed = WithoutUselessHolds(g, start.schedule);
+  for (int32_t first = 0; first < g.size(); ++first) {
+    for (int32_t last = first; last < g.size(); ++last) {
+      SCOPED_TRACE(::testing::Message() << "window " << first << ".." << last);
+      const CheckmateModel model = BuildWindowModel(g, budget, fixed, {first, last});
+      ASSERT_FALSE(model.proven_infeasible);
+      const std::vector<double> values = model.Assignment(g, fixed);
+      EXPECT_LE(model.lp.MaxViolation(values), 1e-9);
+      EXPECT_NEAR(model.CostOf(model.lp.Objective(values)),
+                  WindowCost(g, fixed, {first, last}), 1e-9);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, IncumbentInEveryWindow, ::testing::Range(1u, 9u));
+
+// Brute force over every S of the window's free stages (the rest fixed): the cheapest fitting
+// schedule's cost.
+double BruteForceWindow(const Graph& g, int64_t budget, const Schedule& fixed, StageWindow w) {
+  const std::vector<int32_t> last = LastPossibleUse(g);
+  std::vector<std::pair<int32_t, int32_t>> cells;
+  for (int32_t t = w.first + 1; t <= w.last; ++t) {
+    for (int32_t i = 0; i < t; ++i) {
+      if (t <= last[i]) cells.emplace_back(t, i);
+    }
+  }
+  EXPECT_LE(cells.size(), 18u);
+  double best = std::numeric_limits<double>::infinity();
+  for (uint64_t bits = 0; bits < (uint64_t{1} << cells.size()); ++bits) {
+    StageMatrix S = fixed.S;
+    for (int32_t i = 0; i < g.size(); ++i) S.SetRun(i, w.first + 1, w.last, false);
+    for (size_t k = 0; k < cells.size(); ++k) {
+      if (bits >> k & 1) S.Set(cells[k].first, cells[k].second);
+    }
+    const SimulationResult sim = Simulate(g, ScheduleFromCheckpoints(g, std::move(S)));
+    if (sim.peak_bytes <= budget) best = std::min(best, sim.cost);
+  }
+  return best;
+}
+
+class WindowOptimumMatchesOracle : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(WindowOptimumMatchesOracle, OnTinyGraphs) {
+  const Graph g = testing::RandomTrainingGraph(GetParam(), 3);  // 7 nodes
+  int64_t budget = 0;
+  const StrategyResult start = SomeFittingSchedule(g, &budget);
+  const Schedule fixed = WithoutUselessHolds(g, start.schedule);
+  for (StageWindow w : {StageWindow{1, 3}, StageWindow{2, 4}, StageWindow{3, 5},
+                        StageWindow{4, 6}, StageWindow{0, 2}}) {
+    SCOPED_TRACE(::testing::Message() << "window " << w.first << ".." << w.last);
+    const CheckmateModel model = BuildWindowModel(g, budget, fixed, w);
+    const SolverOutput out =
+        SolveMipWithCbc(model.lp, model.Assignment(g, fixed), {.time_limit_s = 30});
+    ASSERT_EQ(out.status, SolveStatus::kOptimal) << out.message;
+    const StrategyResult decoded = EvaluateSchedule(
+        g, "window", ScheduleFromCheckpoints(g, model.DecodeS(out.values, 0.5, &fixed.S)),
+        budget, "");
+    EXPECT_EQ(decoded.status, FitStatus::kFits);
+    EXPECT_DOUBLE_EQ(decoded.cost, BruteForceWindow(g, budget, fixed, w));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, WindowOptimumMatchesOracle, ::testing::Range(1u, 7u));
+
+TEST(WithoutUselessHoldsTest, NeverCostsMoreNorPeaksHigher) {
+  std::mt19937 rng(7);
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    const Graph g = testing::RandomTrainingGraph(seed, 2 + seed % 6);
+    StageMatrix S(g.size(), g.size());
+    std::bernoulli_distribution hold(0.4);
+    for (int32_t t = 1; t < g.size(); ++t) {
+      for (int32_t i = 0; i < t; ++i) {
+        if (hold(rng)) S.Set(t, i);
+      }
+    }
+    const Schedule original = ScheduleFromCheckpoints(g, S);
+    const Schedule cleaned = WithoutUselessHolds(g, original);
+    const SimulationResult a = Simulate(g, original);
+    const SimulationResult b = Simulate(g, cleaned);
+    EXPECT_LE(b.cost, a.cost) << "seed " << seed;
+    EXPECT_LE(b.peak_bytes, a.peak_bytes) << "seed " << seed;
+  }
+}
+
+TEST(WindowSearchTest, ReachesTheOptimumOfLinearEightWhenWindowsGrowToTheWholeGraph) {
+  // linear(8) at 6 B: optimum 21 (issue 4). Windows start tiny and double up to the whole model.
+  const Graph g = LinearGraph(8);
+  const StrategyResult start = CheckpointAll(g, int64_t{1} << 40);
+  StrategyResult fitting = BestHeuristic(g, 6, {.time_limit_s = 5});
+  ASSERT_EQ(fitting.status, FitStatus::kFits);
+  const WindowSearchResult r =
+      ImproveByWindows(g, 6, fitting, {.time_limit_s = 60, .window_columns = 200});
+  EXPECT_EQ(r.best.status, FitStatus::kFits);
+  EXPECT_DOUBLE_EQ(r.best.cost, 21);
+  EXPECT_TRUE(r.local_optimum);
+  EXPECT_LE(r.best.cost, fitting.cost);
+}
+
+class WindowSearchProperty : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(WindowSearchProperty, ReturnsACheaperOrEqualFittingSimulatedSchedule) {
+  const Graph g = testing::RandomTrainingGraph(GetParam(), 4 + GetParam() % 5);
+  int64_t budget = 0;
+  const StrategyResult start = SomeFittingSchedule(g, &budget);
+  const WindowSearchResult r =
+      ImproveByWindows(g, budget, start, {.time_limit_s = 10, .window_columns = 300});
+  ASSERT_EQ(r.best.status, FitStatus::kFits);
+  EXPECT_LE(r.best.cost, start.cost);
+  const SimulationResult sim = Simulate(g, r.best.schedule);
+  EXPECT_DOUBLE_EQ(sim.cost, r.best.cost);
+  EXPECT_EQ(sim.peak_bytes, r.best.peak_bytes);
+  EXPECT_LE(sim.peak_bytes, budget);
+  // Never below the true optimum.
+  const OptimizerResult exact = SolveOptimal(g, budget, {.mip = {.time_limit_s = 30}});
+  if (exact.status == SolveStatus::kOptimal) {
+    EXPECT_GE(r.best.cost, exact.schedule->cost - 1e-9);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, WindowSearchProperty, ::testing::Range(1u, 11u));
+
+}  // namespace
+}  // namespace remat
