@@ -14,12 +14,10 @@
 #include "solvers/clp_lp.h"
 #include "solvers/absence_bound.h"
 #include "solvers/lower_bound.h"
+#include "solvers/window_search.h"
 #include "strategies/best_heuristic.h"
 
 namespace remat {
-namespace {
-
-}  // namespace
 
 double OptimizerResult::gap() const {
   if (!schedule || schedule->cost <= 0) return std::nan("");
@@ -34,65 +32,13 @@ StrategyResult DecodeSchedule(const Graph& graph, const CheckmateModel& model,
   return EvaluateSchedule(graph, strategy, std::move(schedule), budget_bytes, parameters);
 }
 
-OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
-                             const OptimalOptions& options) {
-  const auto begin = std::chrono::steady_clock::now();
-  auto left = [&] {
-    return options.mip.time_limit_s -
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  };
-  OptimizerResult result;
-  result.strategy = "optimal";
-  if (MinimumPeakLowerBound(graph) > budget_bytes) {
-    result.status = SolveStatus::kInfeasible;
-    result.message = "some node and its inputs alone exceed the budget";
-    return result;
-  }
-  // The start: the best heuristic schedule. When the MILP is too big for the time anyway, the
-  // heuristics get nearly all of it (a tenth is kept for the bound); otherwise a quarter.
-  const int64_t columns = EstimateCheckmateColumns(graph);
-  const bool milp_fits = LpFitsTime(columns, options.mip.time_limit_s * 0.75);
-  std::optional<StrategyResult> heuristic;
-  if (options.mip_start || !milp_fits) {
-    const double share = milp_fits ? std::min(30.0, options.mip.time_limit_s / 4)
-                                   : options.mip.time_limit_s * 0.9;
-    heuristic = options.heuristic ? *options.heuristic
-                                  : BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
-    if (heuristic->status != FitStatus::kFits) heuristic.reset();
-  }
-  if (!milp_fits || !LpFitsTime(columns, left())) {
-    // The MILP cannot even be built and solved in the time: answer with the start, bounded.
-    result.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
-    AbsenceBound bound;
-    if (options.known_lower_bound) {
-      bound.status = SolveStatus::kOptimal;
-      bound.cost = *options.known_lower_bound;
-    } else {
-      bound = AbsenceGapLowerBound(graph, budget_bytes,
-                                   {.time_limit_s = std::max(1.0, left()), .threads = options.mip.threads});
-    }
-    if (bound.status == SolveStatus::kInfeasible) {
-      result.status = SolveStatus::kInfeasible;
-      result.message = bound.message;
-      return result;
-    }
-    result.message = fmt::format("MILP skipped: about {} columns, too many for {:.0f} s; the best "
-                                 "heuristic schedule is returned",
-                                 columns, std::max(0.0, options.mip.time_limit_s));
-    if (bound.status == SolveStatus::kOptimal || bound.status == SolveStatus::kFeasible) {
-      result.lower_bound = bound.cost;
-    }
-    if (!heuristic) {
-      result.status = SolveStatus::kTimeLimitNoSolution;
-      return result;
-    }
-    result.status = SolveStatus::kFeasible;
-    result.start = fmt::format("local-search (cost {:.6g})", heuristic->cost);
-    heuristic->parameters = "MILP skipped; " + heuristic->parameters;
-    heuristic->strategy = "optimal";
-    result.schedule = std::move(heuristic);
-    return result;
-  }
+namespace {
+
+// The whole MILP, started from `start` when it is valid in the model; fills `result`.
+void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
+                    double time_limit_s, std::optional<StrategyResult> start,
+                    const std::string& start_name, const std::function<double()>& elapsed,
+                    OptimizerResult& result) {
   CheckmateModelOptions model_options = options.model;
   model_options.integer = true;
   const CheckmateModel model = BuildCheckmateModel(graph, budget_bytes, model_options);
@@ -101,31 +47,40 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   if (model.proven_infeasible) {
     result.status = SolveStatus::kInfeasible;
     result.message = "some node and its inputs alone exceed the budget";
-    return result;
+    return;
   }
-  std::vector<double> start;
-  if (heuristic && options.mip_start) {
-    std::vector<double> values = model.Assignment(graph, heuristic->schedule);
-    if (model.lp.MaxViolation(values) <= 1e-6) {
-      start = std::move(values);
-      result.start = fmt::format("local-search (cost {:.6g})", heuristic->cost);
-    }
+  std::vector<double> values;
+  if (start) {
+    // Holds the rows would charge but the simulator does not make an exact start invalid.
+    values = model.Assignment(graph, WithoutUselessHolds(graph, start->schedule));
+    if (model.lp.MaxViolation(values) > 1e-6) values.clear();
+    result.start = fmt::format("{} (cost {:.6g}){}", start_name, start->cost,
+                               values.empty() ? ", not valid in the model: not used" : "");
   }
   MipOptions mip = options.mip;
-  mip.time_limit_s = std::max(0.5, left());  // model building and the start count
-  const SolverOutput out = SolveMipWithCbc(model.lp, start, mip);
-  result.status = out.status;
+  mip.time_limit_s = std::max(0.5, time_limit_s - elapsed());  // model building counts
+  mip.progress = nullptr;
+  if (options.progress) {
+    // Runs in CBC's child process (cbc_mip.cc), which shares stderr.
+    mip.progress = [&](const SolverProgress& p) {
+      options.progress({.phase = "MILP",
+                        .elapsed_s = elapsed(),
+                        .cost = std::isfinite(p.incumbent) ? model.CostOf(p.incumbent)
+                                                           : std::numeric_limits<double>::infinity(),
+                        .bound = std::max(result.lower_bound,
+                                          std::isfinite(p.bound) ? model.CostOf(p.bound) : 0.0),
+                        .detail = fmt::format("{} nodes", p.nodes)});
+    };
+  }
+  const SolverOutput out = SolveMipWithCbc(model.lp, values, mip);
   result.solve_time_s = out.seconds;
   result.message = out.message;
-  if (std::isfinite(out.bound)) result.lower_bound = std::max(0.0, model.CostOf(out.bound));
-  if (options.known_lower_bound) result.lower_bound = std::max(result.lower_bound, *options.known_lower_bound);
+  if (std::isfinite(out.bound)) {
+    result.lower_bound = std::max(result.lower_bound, model.CostOf(out.bound));
+  }
   if (out.values.empty()) {
-    if (heuristic) {  // CBC found nothing in the time: the start is still a valid answer
-      result.status = SolveStatus::kFeasible;
-      heuristic->strategy = "optimal";
-      result.schedule = std::move(heuristic);
-    }
-    return result;
+    result.status = out.status;
+    return;  // the caller keeps its start
   }
   StrategyResult decoded =
       DecodeSchedule(graph, model, out.values, 0.5, budget_bytes, "optimal",
@@ -136,15 +91,138 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                                     "budget of {} B: the formulation and the simulator disagree",
                                     decoded.peak_bytes, budget_bytes));
   }
+  result.status = out.status;
   // The rebuilt R is never more expensive than the solver's, so its cost can only be lower.
-  if (result.status == SolveStatus::kOptimal) {
+  if (out.status == SolveStatus::kOptimal) {
     result.lower_bound = std::min(result.lower_bound, decoded.cost);
   }
-  if (heuristic && heuristic->cost < decoded.cost) {  // CBC did not keep the start
-    heuristic->strategy = "optimal";
-    decoded = std::move(*heuristic);
-  }
+  if (start && start->cost < decoded.cost) decoded = std::move(*start);  // CBC did not keep it
+  decoded.strategy = "optimal";
   result.schedule = std::move(decoded);
+}
+
+}  // namespace
+
+OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
+                             const OptimalOptions& options) {
+  const auto begin = std::chrono::steady_clock::now();
+  const double limit = options.mip.time_limit_s;
+  const std::function<double()> elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
+  auto left = [&] { return limit - elapsed(); };
+  OptimizerResult result;
+  result.strategy = "optimal";
+  if (MinimumPeakLowerBound(graph) > budget_bytes) {
+    result.status = SolveStatus::kInfeasible;
+    result.message = "some node and its inputs alone exceed the budget";
+    return result;
+  }
+  // Small models go straight to the whole MILP, which can prove optimality; larger ones first
+  // improve the start window by window, and get the whole MILP if it still fits the time.
+  const int64_t columns = EstimateCheckmateColumns(graph);
+  result.full_size.columns = static_cast<int32_t>(std::min<int64_t>(columns, INT32_MAX));
+  const bool whole_first = LpFitsTime(columns, limit / 4);
+  const bool milp_fits = LpFitsTime(columns, limit * 0.75);
+
+  std::optional<StrategyResult> start;
+  if (options.mip_start || !whole_first) {
+    const double share = milp_fits ? std::min(30.0, limit / 4) : limit * 0.5;
+    start = options.heuristic ? *options.heuristic
+                              : BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
+    if (start->status != FitStatus::kFits) start.reset();
+  }
+  if (options.known_lower_bound) result.lower_bound = *options.known_lower_bound;
+  auto report = [&](const std::string& phase, const std::string& detail) {
+    if (!options.progress) return;
+    options.progress({.phase = phase,
+                      .elapsed_s = elapsed(),
+                      .cost = start ? start->cost : std::numeric_limits<double>::infinity(),
+                      .bound = result.lower_bound,
+                      .detail = detail});
+  };
+  auto closed = [&] {
+    return start && start->cost - result.lower_bound <=
+                        options.mip.relative_gap * std::max(1.0, std::fabs(start->cost));
+  };
+  auto finish_with_start = [&](SolveStatus status) {
+    if (!start) {
+      result.status = SolveStatus::kTimeLimitNoSolution;
+      if (result.message.empty()) result.message = "no schedule within the budget was found";
+      return;
+    }
+    result.status = closed() ? SolveStatus::kOptimal : status;
+    start->strategy = "optimal";
+    result.schedule = std::move(start);
+  };
+
+  // The bound, when no one computed it: it certifies the gap and can prove the start optimal.
+  if (!options.known_lower_bound) {
+    const AbsenceBound bound = AbsenceGapLowerBound(
+        graph, budget_bytes,
+        {.time_limit_s = std::max(0.5, left() / (whole_first ? 10 : 4)),
+         .threads = options.mip.threads});
+    if (bound.status == SolveStatus::kInfeasible) {
+      result.status = SolveStatus::kInfeasible;
+      result.message = bound.message;
+      return result;
+    }
+    if (bound.status == SolveStatus::kOptimal || bound.status == SolveStatus::kFeasible) {
+      result.lower_bound = std::max(result.lower_bound, bound.cost);
+    }
+  }
+  if (closed()) {
+    result.message = "the start's cost equals the lower bound";
+    if (start) result.start = fmt::format("local-search (cost {:.6g})", start->cost);
+    finish_with_start(SolveStatus::kFeasible);
+    return result;
+  }
+  if (whole_first) {
+    SolveWholeMilp(graph, budget_bytes, options, limit, start, "local-search", elapsed, result);
+    if (!result.schedule && result.status != SolveStatus::kInfeasible) {
+      finish_with_start(SolveStatus::kFeasible);  // CBC found nothing in the time
+    }
+    return result;
+  }
+
+  if (!start) {
+    finish_with_start(SolveStatus::kFeasible);
+    return result;
+  }
+  result.start = fmt::format("local-search (cost {:.6g})", start->cost);
+  report("windows", "start");
+  const double window_time = milp_fits ? left() * 0.4 : left();
+  const WindowSearchResult windows = ImproveByWindows(
+      graph, budget_bytes, *start,
+      {.time_limit_s = window_time,
+       .threads = options.mip.threads,
+       .seed = options.mip.seed,
+       .progress = [&](const WindowProgress& p) {
+         if (!options.progress) return;
+         options.progress({.phase = "windows",
+                           .elapsed_s = elapsed(),
+                           .cost = p.cost,
+                           .bound = result.lower_bound,
+                           .detail = fmt::format("{} windows, {} better", p.windows,
+                                                 p.improvements)});
+       }});
+  start = windows.best;
+  const std::string searched = fmt::format(
+      "window search: {} windows, {} better, {:.1f} s{}", windows.windows, windows.improvements,
+      windows.seconds, windows.local_optimum ? ", no window improves it" : "");
+  if (!closed() && milp_fits && LpFitsTime(columns, left())) {
+    SolveWholeMilp(graph, budget_bytes, options, limit, start,
+                   windows.improvements > 0 ? "window search" : "local-search", elapsed, result);
+    result.message = searched + (result.message.empty() ? "" : "; " + result.message);
+    if (!result.schedule && result.status != SolveStatus::kInfeasible) {
+      finish_with_start(SolveStatus::kFeasible);
+    }
+    return result;
+  }
+  result.message = fmt::format("{}; whole MILP skipped: about {} columns, too many for the "
+                               "{:.0f} s left",
+                               searched, columns, std::max(0.0, left()));
+  finish_with_start(SolveStatus::kFeasible);
   return result;
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -27,8 +29,17 @@ struct OptimizerResult {
   double gap() const;
 };
 
+// Where `optimal` stands, in graph cost units (the units of the final table).
+struct OptimalProgress {
+  std::string phase;        // "windows" or "MILP"
+  double elapsed_s = 0;     // since the call began
+  double cost = std::numeric_limits<double>::infinity();   // the incumbent's cost
+  double bound = 0;         // the best proven lower bound
+  std::string detail;       // e.g. "14 windows, 3 better" or "2,310 nodes"
+};
+
 struct OptimalOptions {
-  MipOptions mip;
+  MipOptions mip;           // mip.progress is not used: see `progress`
   CheckmateModelOptions model;
   bool mip_start = true;    // seed CBC with the best heuristic schedule (BestHeuristic)
   // A BestHeuristic result for the same graph and budget, computed earlier (used as is).
@@ -37,12 +48,17 @@ struct OptimalOptions {
   // MILP is skipped (instead of computing the absence-gap bound again) and kept when higher
   // than CBC's.
   std::optional<double> known_lower_bound;
+  // Called about once a second during the MILP and after every window.
+  std::function<void(const OptimalProgress&)> progress;
 };
 
-// Minimum-cost schedule within `budget_bytes`. mip.time_limit_s bounds the whole call (the
-// start, model building and CBC). When the model is too large for that time (LpFitsTime), the
-// MILP is skipped and the start comes back as `feasible` with the absence-gap bound. Throws InternalError if a decoded solution
-// simulates over the budget (a bug, never a result).
+// Minimum-cost schedule within `budget_bytes`, as a pipeline (docs/solvers.md, "optimal"): the
+// best heuristic schedule as the start, then either the whole MILP at once (small models) or
+// the window search, followed by the whole MILP seeded with its result when that can still be
+// built and solved in the time left. mip.time_limit_s bounds the whole call. The status is
+// `optimal` only when proven (by CBC, or by a bound equal to the cost), else `feasible` with
+// the best proven bound. Throws InternalError if a decoded solution simulates over the budget
+// (a bug, never a result).
 OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                              const OptimalOptions& options = {});
 

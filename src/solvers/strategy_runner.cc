@@ -111,27 +111,32 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
                    .relative_gap = settings.relative_gap,
                    .seed = settings.seed,
                    .verbose = settings.verbose};
+    OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start};
+    // Whether a line was drawn in this process (the MILP's come from CBC's child process and
+    // only after its first second).
+    auto drawn = std::make_shared<bool>(false);
     if (settings.progress) {
-      // Runs in the solver's child process (cbc_mip.cc), which shares stderr.
-      mip.progress = [](const SolverProgress& p) {
-        const double gap = std::isfinite(p.incumbent) && p.incumbent != 0
-                               ? 100.0 * (p.incumbent - p.bound) / std::fabs(p.incumbent)
-                               : 100.0;
-        fmt::print(stderr, "\r[optimal] {:6.1f} s  nodes {:>7}  incumbent {:>12}  bound {:>12.6g}  "
-                           "gap {:5.1f}%   ",
-                   p.elapsed_s, p.nodes,
-                   std::isfinite(p.incumbent) ? fmt::format("{:.6g}", p.incumbent) : "none",
-                   p.bound, gap);
+      // Graph cost units and overhead, as in the final table.
+      double total = 0;
+      for (const Node& node : graph.nodes()) total += node.cost;
+      optimal.progress = [total, drawn](const OptimalProgress& p) {
+        *drawn = true;
+        const bool has = std::isfinite(p.cost);
+        const double gap = has && p.cost > 0 ? 100.0 * std::max(0.0, p.cost - p.bound) / p.cost
+                                             : 100.0;
+        fmt::print(stderr, "\r[optimal] {:6.1f} s  {:<7} {:<22} cost {:>12} ({})  bound {:>12.6g}"
+                           "  gap {:5.1f}%\x1b[K",
+                   p.elapsed_s, p.phase, p.detail, has ? fmt::format("{:.6g}", p.cost) : "none",
+                   has && total > 0 ? fmt::format("{:.3f}x", p.cost / total) : "-", p.bound, gap);
         std::fflush(stderr);
       };
     }
-    OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start};
     if (shared != nullptr) {
       optimal.heuristic = shared->heuristic;
       optimal.known_lower_bound = shared->lower_bound;
     }
     const OptimizerResult r = SolveOptimal(graph, budget_bytes, optimal);
-    if (settings.progress && r.solve_time_s >= 1.0) fmt::print(stderr, "\n");
+    if (settings.progress && (*drawn || seconds() >= 1.0)) fmt::print(stderr, "\n");
     StrategyRow row = FromOptimizer(r, seconds());
     if (r.status == SolveStatus::kOptimal || r.status == SolveStatus::kFeasible) {
       row.own_bound = r.lower_bound;

@@ -44,19 +44,43 @@ TEST(OptimalTest, LinearEightAtSixBytesCosts21) {
 }
 
 TEST(OptimalTest, TimeLimitGivesAClearStatusNotACrash) {
-  // linear(24) at 8 bytes is not proven optimal in a fraction of a second.
-  const Graph g = LinearGraph(24);
+  // linear(16) at 6 bytes is not proven optimal in a fraction of a second (optimum 47, both
+  // bounds 45).
+  const Graph g = LinearGraph(16);
   const OptimizerResult cold =
-      SolveOptimal(g, 8, {.mip = {.time_limit_s = 0.2}, .mip_start = false});
+      SolveOptimal(g, 6, {.mip = {.time_limit_s = 0.2}, .mip_start = false});
   EXPECT_TRUE(cold.status == SolveStatus::kTimeLimitNoSolution ||
               cold.status == SolveStatus::kFeasible)
       << SolveStatusName(cold.status) << ": " << cold.message;
   EXPECT_EQ(cold.schedule.has_value(), cold.status == SolveStatus::kFeasible);
   // With the baseline start a schedule within the budget always comes back.
-  const OptimizerResult warm = SolveOptimal(g, 8, {.mip = {.time_limit_s = 0.2}});
+  const OptimizerResult warm = SolveOptimal(g, 6, {.mip = {.time_limit_s = 0.2}});
   ASSERT_TRUE(warm.schedule.has_value()) << warm.message;
-  EXPECT_LE(warm.schedule->peak_bytes, 8);
+  EXPECT_LE(warm.schedule->peak_bytes, 6);
   EXPECT_NE(warm.status, SolveStatus::kError);
+}
+
+TEST(OptimalTest, ABoundEqualToTheStartsCostProvesItOptimalWithoutTheMilp) {
+  // linear(24) at 8 bytes: local search finds 67 and the absence-gap bound is 67, so the
+  // pipeline stops before building the MILP (CBC alone had not proven it in 120 s).
+  const OptimizerResult r = SolveOptimal(LinearGraph(24), 8, {.mip = {.time_limit_s = 20}});
+  ASSERT_EQ(r.status, SolveStatus::kOptimal) << r.message;
+  EXPECT_DOUBLE_EQ(r.schedule->cost, 67);
+  EXPECT_NEAR(r.lower_bound, 67, 1e-3);  // CBC's dual bound, within its tolerance
+  EXPECT_EQ(r.size.columns, 0);  // no model was built
+}
+
+TEST(OptimalTest, LargeModelsGoThroughTheWindowSearch) {
+  // A limit too short for the whole MILP of linear(16) (about 1,700 columns, LpFitsTime): the
+  // answer comes from the start improved window by window, with the bound, never `optimal`
+  // unless the bound closes the gap.
+  const OptimizerResult r = SolveOptimal(LinearGraph(16), 6, {.mip = {.time_limit_s = 0.6}});
+  ASSERT_TRUE(r.schedule.has_value()) << r.message;
+  EXPECT_LE(r.schedule->peak_bytes, 6);
+  EXPECT_NE(r.message.find("window search"), std::string::npos) << r.message;
+  EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  EXPECT_GE(r.schedule->cost, 47);
+  EXPECT_NEAR(r.lower_bound, 45, 1e-3);
 }
 
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
