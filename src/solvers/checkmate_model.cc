@@ -105,11 +105,22 @@ class CheckmateModelBuilder {
              .priority = 2});
       }
     }
+    const double u_upper = options_.elastic ? kInfinity : static_cast<double>(model_.scaled_budget);
     model_.u_first_.resize(static_cast<size_t>(hi_ - lo_ + 1));
     for (int32_t t = lo_; t <= hi_; ++t) {
       model_.u_first_[t - lo_] = model_.lp.num_columns();
-      for (int32_t k = 0; k <= t; ++k) {
-        model_.lp.AddColumn({.lower = 0, .upper = static_cast<double>(model_.scaled_budget)});
+      for (int32_t k = 0; k <= t; ++k) model_.lp.AddColumn({.lower = 0, .upper = u_upper});
+    }
+    if (options_.elastic) {
+      double all_costs = 0;
+      for (int32_t v = 0; v < n_; ++v) all_costs += Cost(v);
+      model_.slack_column =
+          model_.lp.AddColumn({.lower = 0, .upper = kInfinity, .objective = all_costs + 1});
+      for (int32_t t = lo_; t <= hi_; ++t) {
+        for (int32_t k = 0; k <= t; ++k) {
+          model_.lp.AddRow(-kInfinity, {{model_.u_first_[t - lo_] + k, 1}, {model_.slack_column, -1}},
+                           static_cast<double>(model_.scaled_budget));
+        }
       }
     }
   }
@@ -292,6 +303,7 @@ class CheckmateModelBuilder {
         }
       }
       if (total <= static_cast<double>(model_.scaled_budget)) continue;  // never binding
+      if (options_.elastic) terms.push_back({model_.slack_column, -1});
       Row(-kInfinity, std::move(terms), fixed, static_cast<double>(model_.scaled_budget));
     }
   }
@@ -425,6 +437,22 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
       if (running(t, k)) u += static_cast<double>(graph.node(k).bytes / byte_scale);
       values[u_first_[t - lo] + k] = u;
     }
+  }
+  if (slack_column >= 0) {  // the least overflow that makes every row hold
+    double overflow = 0;
+    for (const Row& row : lp.rows()) {
+      double sum = 0;
+      bool has_slack = false;
+      for (const Term& term : row.terms) {
+        if (term.column == slack_column) {
+          has_slack = true;
+        } else {
+          sum += term.coefficient * values[term.column];
+        }
+      }
+      if (has_slack) overflow = std::max(overflow, sum - row.upper);
+    }
+    values[slack_column] = overflow;
   }
   return values;
 }

@@ -17,6 +17,10 @@ struct CheckmateModelOptions {
   bool integer = true;          // false: every column continuous in its bounds (LP relaxation)
   bool reductions = true;       // last-use fixing and dominance rows (docs/solvers.md)
   bool knapsack_rows = true;    // frontier-cut memory rows over S
+  // Memory may exceed the budget by a slack column whose cost outweighs all recomputation,
+  // so the optimum is the least overflow first, the least cost second; an over-budget
+  // schedule is then a valid MIP start (RepairByWindows).
+  bool elastic = false;
 };
 
 // Stages first..last (both included) of an n-stage model. The whole model is {0, n - 1}.
@@ -52,6 +56,7 @@ class CheckmateModel {
   double objective_constant = 0;  // scaled cost of the window's frontier nodes, which always run
   ModelSize full_size;        // before reductions (the plain paper formulation, FREE binary)
   ModelSize size;             // as built
+  int32_t slack_column = -1;  // the elastic model's overflow column (scaled bytes), else -1
   // A row without variables failed at build time (e.g. a node with its inputs exceeds the
   // budget): the model is infeasible without asking a solver.
   bool proven_infeasible = false;

@@ -130,7 +130,11 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     const double share = milp_fits ? std::min(30.0, limit / 4) : limit * 0.5;
     start = options.heuristic ? *options.heuristic
                               : BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
-    if (start->status != FitStatus::kFits) start.reset();
+  }
+  std::optional<StrategyResult> over;  // the heuristics' smallest peak, when nothing fits
+  if (start && start->status != FitStatus::kFits) {
+    over = std::move(start);
+    start.reset();
   }
   if (options.known_lower_bound) result.lower_bound = *options.known_lower_bound;
   auto report = [&](const std::string& phase, const std::string& detail) {
@@ -185,15 +189,17 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     return result;
   }
 
-  if (!start) {
+  if (!start && !over) {
     finish_with_start(SolveStatus::kFeasible);
     return result;
   }
-  result.start = fmt::format("local-search (cost {:.6g})", start->cost);
-  report("windows", "start");
+  result.start = start ? fmt::format("local-search (cost {:.6g})", start->cost)
+                       : fmt::format("local-search, over the budget (peak {} B)",
+                                     over->peak_bytes);
+  report("windows", start ? "start" : "repairing the start");
   const double window_time = milp_fits ? left() * 0.4 : left();
   const WindowSearchResult windows = ImproveByWindows(
-      graph, budget_bytes, *start,
+      graph, budget_bytes, start ? *start : *over,
       {.time_limit_s = window_time,
        .threads = options.mip.threads,
        .seed = options.mip.seed,
@@ -206,10 +212,11 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                            .detail = fmt::format("{} windows, {} better", p.windows,
                                                  p.improvements)});
        }});
-  start = windows.best;
+  if (windows.best.status == FitStatus::kFits) start = windows.best;
   const std::string searched = fmt::format(
-      "window search: {} windows, {} better, {:.1f} s{}", windows.windows, windows.improvements,
-      windows.seconds, windows.local_optimum ? ", no window improves it" : "");
+      "window search: {} windows, {}{} better, {:.1f} s{}", windows.windows,
+      windows.repaired ? "start repaired, " : "", windows.improvements, windows.seconds,
+      windows.local_optimum ? ", no window improves it" : "");
   if (!closed() && milp_fits && LpFitsTime(columns, left())) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start,
                    windows.improvements > 0 ? "window search" : "local-search", elapsed, result);

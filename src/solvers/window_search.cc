@@ -34,7 +34,101 @@ std::vector<double> RecomputationCost(const Graph& graph, const Schedule& schedu
   return cost;
 }
 
+// One window per centre, grown alternately to the left and right while the next stage still
+// fits in `columns`; duplicates dropped.
+std::vector<StageWindow> WindowsAround(const std::vector<int32_t>& centres,
+                                       const std::vector<int64_t>& per_stage, int64_t columns) {
+  const int32_t n = static_cast<int32_t>(per_stage.size());
+  std::vector<StageWindow> windows;
+  std::set<std::pair<int32_t, int32_t>> seen;
+  for (int32_t centre : centres) {
+    StageWindow w{centre, centre};
+    int64_t size = per_stage[centre];
+    for (bool grew = true; grew;) {
+      grew = false;
+      if (w.first > 0 && size + per_stage[w.first - 1] <= columns) {
+        size += per_stage[--w.first];
+        grew = true;
+      }
+      if (w.last + 1 < n && size + per_stage[w.last + 1] <= columns) {
+        size += per_stage[++w.last];
+        grew = true;
+      }
+    }
+    if (seen.insert({w.first, w.last}).second) windows.push_back(w);
+  }
+  return windows;
+}
+
+// Bytes over the budget, summed over the stages whose peak exceeds it.
+int64_t Excess(const SimulationResult& sim, int64_t budget_bytes) {
+  int64_t excess = 0;
+  for (int64_t peak : sim.stage_peak_bytes) excess += std::max<int64_t>(0, peak - budget_bytes);
+  return excess;
+}
+
 }  // namespace
+
+std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget_bytes,
+                                              const StrategyResult& start,
+                                              const WindowSearchOptions& options,
+                                              int32_t* windows_solved) {
+  const auto begin = Clock::now();
+  auto left = [&] { return options.time_limit_s - Since(begin); };
+  if (start.status == FitStatus::kFits) return start;
+  const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
+  Schedule current = WithoutUselessHolds(graph, start.schedule);
+  int64_t columns = std::max<int64_t>(options.window_columns, 4 * options.window_columns);
+  std::set<std::pair<int32_t, int32_t>> failed;
+  while (left() > 0.5) {
+    const SimulationResult sim = Simulate(graph, current);
+    const int64_t excess = Excess(sim, budget_bytes);
+    if (excess == 0) {
+      return EvaluateSchedule(graph, start.strategy, current, budget_bytes,
+                              start.parameters + "; repaired by windows");
+    }
+    // Over-budget stages, worst first.
+    std::vector<int32_t> over;
+    for (int32_t t = 0; t < graph.size(); ++t) {
+      if (sim.stage_peak_bytes[t] > budget_bytes) over.push_back(t);
+    }
+    std::stable_sort(over.begin(), over.end(), [&](int32_t a, int32_t b) {
+      return sim.stage_peak_bytes[a] > sim.stage_peak_bytes[b];
+    });
+    bool repaired = false;
+    for (const StageWindow& window : WindowsAround(over, per_stage, columns)) {
+      if (left() <= 0.5) break;
+      if (failed.count({window.first, window.last}) > 0) continue;
+      const CheckmateModel model = BuildWindowModel(graph, budget_bytes, current, window,
+                                                    {.integer = true, .elastic = true});
+      SolverOutput out;
+      if (!model.proven_infeasible) {
+        const double limit = std::max(0.5, std::min(left(), std::max(5.0, left() / 3)));
+        out = SolveMipWithCbc(model.lp, model.Assignment(graph, current),
+                              {.time_limit_s = limit, .threads = options.threads,
+                               .seed = options.seed});
+        if (windows_solved != nullptr) ++*windows_solved;
+      }
+      if (!out.values.empty()) {
+        Schedule candidate =
+            ScheduleFromCheckpoints(graph, model.DecodeS(out.values, 0.5, &current.S));
+        if (Excess(Simulate(graph, candidate), budget_bytes) < excess) {
+          current = std::move(candidate);
+          repaired = true;
+          break;
+        }
+      }
+      failed.insert({window.first, window.last});
+    }
+    if (repaired) {
+      failed.clear();
+      continue;
+    }
+    if (columns >= options.max_window_columns) break;
+    columns = std::min(options.max_window_columns, columns * 2);
+  }
+  return std::nullopt;
+}
 
 std::vector<int64_t> WindowColumnsPerStage(const Graph& graph) {
   const int32_t n = graph.size();
@@ -62,7 +156,6 @@ std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& sc
                                           int64_t columns) {
   const int32_t n = graph.size();
   const std::vector<double> recompute = RecomputationCost(graph, schedule);
-  const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
   std::vector<int32_t> centres;
   for (int32_t t = 0; t < n; ++t) {
     if (recompute[t] > 0) centres.push_back(t);
@@ -71,26 +164,7 @@ std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& sc
     if (recompute[a] != recompute[b]) return recompute[a] > recompute[b];
     return stage_peak_bytes[a] > stage_peak_bytes[b];
   });
-  std::vector<StageWindow> windows;
-  std::set<std::pair<int32_t, int32_t>> seen;
-  for (int32_t centre : centres) {
-    StageWindow w{centre, centre};
-    int64_t size = per_stage[centre];
-    // Grow alternately to the left and right while the next stage still fits.
-    for (bool grew = true; grew;) {
-      grew = false;
-      if (w.first > 0 && size + per_stage[w.first - 1] <= columns) {
-        size += per_stage[--w.first];
-        grew = true;
-      }
-      if (w.last + 1 < n && size + per_stage[w.last + 1] <= columns) {
-        size += per_stage[++w.last];
-        grew = true;
-      }
-    }
-    if (seen.insert({w.first, w.last}).second) windows.push_back(w);
-  }
-  return windows;
+  return WindowsAround(centres, WindowColumnsPerStage(graph), columns);
 }
 
 Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
@@ -139,12 +213,28 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   auto left = [&] { return options.time_limit_s - Since(begin); };
   WindowSearchResult result;
   result.best = start;
-  if (start.status != FitStatus::kFits || graph.size() < 2) return result;
-  StrategyResult current = EvaluateSchedule(graph, start.strategy,
-                                            WithoutUselessHolds(graph, start.schedule),
-                                            budget_bytes, start.parameters);
-  if (current.status != FitStatus::kFits || current.cost > start.cost) current = start;
-  const std::string base_parameters = start.parameters;
+  if (graph.size() < 2) return result;
+  std::optional<StrategyResult> fitting = start;
+  if (start.status != FitStatus::kFits) {
+    fitting = RepairByWindows(graph, budget_bytes, start,
+                              {.time_limit_s = options.time_limit_s,
+                               .threads = options.threads,
+                               .seed = options.seed,
+                               .window_columns = options.window_columns,
+                               .max_window_columns = options.max_window_columns},
+                              &result.windows);
+    if (!fitting) {
+      result.seconds = Since(begin);
+      return result;
+    }
+    result.best = *fitting;
+    result.repaired = true;
+  }
+  StrategyResult current = EvaluateSchedule(graph, fitting->strategy,
+                                            WithoutUselessHolds(graph, fitting->schedule),
+                                            budget_bytes, fitting->parameters);
+  if (current.status != FitStatus::kFits || current.cost > fitting->cost) current = *fitting;
+  const std::string base_parameters = current.parameters;
 
   int64_t columns = options.window_columns;
   // Windows proven optimal for the current incumbent at the current size, by first stage.

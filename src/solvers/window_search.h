@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "core/graph.h"
 #include "solvers/checkmate_model.h"
@@ -38,6 +39,7 @@ struct WindowSearchResult {
   // Every stage with recomputation was inside a window of the largest size tried that CBC
   // proved optimal for the current incumbent: no single window of that size improves it.
   bool local_optimum = false;
+  bool repaired = false;     // the start was over the budget and windows made it fit
   double seconds = 0;
 };
 
@@ -53,11 +55,22 @@ std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& sc
 // per position and FREE per value read at a position (BuildWindowModel builds about as many).
 std::vector<int64_t> WindowColumnsPerStage(const Graph& graph);
 
-// `start` must fit `budget_bytes`. Returns `start` unchanged when it does not, or when no window
-// improves it in the time. Every accepted schedule is rebuilt by R-from-S and re-simulated.
+// A start over the budget is first repaired (RepairByWindows); one that stays over comes back
+// unchanged, as does one that no window improves in the time. Every accepted schedule is
+// rebuilt by R-from-S and re-simulated.
 WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
                                     const StrategyResult& start,
                                     const WindowSearchOptions& options = {});
+
+// Makes an over-budget schedule fit: a window around the stages over the budget, worst first,
+// is solved by CBC on the elastic model (least overflow, then least cost), started from the
+// incumbent; a solution that lowers the bytes over the budget, summed over stages, is kept. Stages outside the window keep their peaks, so each step makes progress.
+// Windows grow when none helps. Returns the first fitting schedule, or nothing in the time.
+// Counts the windows solved in `windows_solved` when given.
+std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget_bytes,
+                                              const StrategyResult& start,
+                                              const WindowSearchOptions& options = {},
+                                              int32_t* windows_solved = nullptr);
 
 // `schedule` without useless holds, R rebuilt from the remaining S: a value held into a stage
 // that neither reads it nor holds it into the next (this includes every hold past the value's
