@@ -17,6 +17,8 @@ struct CheckmateModelOptions {
   bool integer = true;          // false: every column continuous in its bounds (LP relaxation)
   bool reductions = true;       // last-use fixing and dominance rows (docs/solvers.md)
   bool knapsack_rows = true;    // frontier-cut memory rows over S
+  // A new hold of a frontier clique needs a held ancestor or a recomputed source (issue 12)
+  bool clique_ancestor_rows = true;
 };
 
 struct ModelSize {
