@@ -308,6 +308,56 @@ class CheckmateModelBuilder {
     }
   }
 
+  // Clique-ancestor rows. At stage t's frontier allocation the values held into t+1 and not read
+  // by t fit in cap_t (the budget less node t and its inputs), so at most one value of
+  // C = {i < t not read by t: cap_t / 2 < b_i <= cap_t} is held into t+1. A held one is present
+  // in stage t, so (walking down through inputs) a value of the ancestor closure X_x of
+  // C_x = {c in C: c <= x} is held into t, or a source of X_x is computed in t. For each x:
+  // sum_{c in C_x} S[t+1][c] <= sum_{u in X_x} S[t][u] + sum_{u in X_x, no inputs} R[t][u].
+  void AddCliqueAncestorRows() {
+    for (int32_t t = std::max(lo_, 1); t <= hi_ && t + 1 < n_; ++t) {
+      double cap = static_cast<double>(model_.scaled_budget - Bytes(t));
+      std::vector<bool> is_input(t, false);
+      for (int32_t u : graph_.preds(t)) {
+        cap -= static_cast<double>(Bytes(u));
+        is_input[u] = true;
+      }
+      std::vector<bool> in_closure(t, false);
+      std::vector<Term> held_next;  // S[t+1][c] for c in C_x
+      double held_fixed = 0;        // members a window's fixed edge holds into t+1
+      for (int32_t x = 0; x < t; ++x) {
+        const double bytes = static_cast<double>(Bytes(x));
+        if (is_input[x] || 2 * bytes <= cap || bytes > cap) continue;
+        // A member never held into t+1 adds nothing to either side.
+        const Entry next = SEntry(t + 1, x);
+        if (next.column == CheckmateModel::kAbsent && next.value == 0) continue;
+        if (next.column != CheckmateModel::kAbsent) {
+          held_next.push_back({next.column, 1});
+        } else {
+          held_fixed += 1;
+        }
+        std::vector<int32_t> stack{x};
+        while (!stack.empty()) {
+          const int32_t v = stack.back();
+          stack.pop_back();
+          if (in_closure[v]) continue;
+          in_closure[v] = true;
+          for (int32_t u : graph_.preds(v)) stack.push_back(u);
+        }
+        // One member: a sum of correctness rows.
+        if (held_next.size() + static_cast<size_t>(held_fixed) < 2) continue;
+        std::vector<Term> terms = held_next;
+        double constant = held_fixed;
+        for (int32_t u = 0; u < t; ++u) {
+          if (!in_closure[u]) continue;
+          AddS(terms, constant, t, u, -1);
+          if (graph_.preds(u).empty()) AddR(terms, constant, t, u, -1);
+        }
+        Row(-kInfinity, std::move(terms), constant, 0);
+      }
+    }
+  }
+
   bool infeasible() const { return infeasible_; }
 
  private:
@@ -353,6 +403,7 @@ CheckmateModel BuildModel(const Graph& graph, int64_t budget_bytes,
   builder.AddMemoryRecurrence();
   if (options.reductions) builder.AddDominanceRows();
   if (options.knapsack_rows) builder.AddKnapsackRows();
+  if (options.clique_ancestor_rows && !options.elastic) builder.AddCliqueAncestorRows();
   model.proven_infeasible = builder.infeasible();
   model.size = SizeOf(model.lp);
   return model;

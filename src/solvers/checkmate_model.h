@@ -17,6 +17,9 @@ struct CheckmateModelOptions {
   bool integer = true;          // false: every column continuous in its bounds (LP relaxation)
   bool reductions = true;       // last-use fixing and dominance rows (docs/solvers.md)
   bool knapsack_rows = true;    // frontier-cut memory rows over S
+  // A new hold of a frontier clique needs a held ancestor or a recomputed source (issue 12);
+  // not with `elastic`, whose memory rows may overflow.
+  bool clique_ancestor_rows = true;
   // Memory may exceed the budget by a slack column whose cost outweighs all recomputation,
   // so the optimum is the least overflow first, the least cost second; an over-budget
   // schedule is then a valid MIP start (RepairByWindows).

@@ -7,6 +7,8 @@
 #include "core/errors.h"
 #include "core/simulator.h"
 #include "core/training_graph.h"
+#include "solvers/checkmate_solver.h"
+#include "solvers/clp_lp.h"
 #include "strategies/registry.h"
 #include "testing/random_graphs.h"
 
@@ -65,6 +67,27 @@ TEST(CheckmateModelTest, LastPossibleUseFixesDeadValues) {
   EXPECT_EQ(model.S(2, 1), CheckmateModel::kAbsent);
   EXPECT_EQ(model.R(2, 1), CheckmateModel::kAbsent);
   EXPECT_NE(model.S(2, 0), CheckmateModel::kAbsent);
+}
+
+TEST(CheckmateModelTest, CliqueAncestorRowsRaiseTheLpBoundOfATightChain) {
+  // linear(8) at 4 bytes: each backward stage allocates itself and reads two values, so one more
+  // value fits beside them. Without the rows the LP spreads that one slot over several values
+  // and pays 23; the optimum is 26 (9 recomputations) and the rows lift the LP to 25 1/3.
+  const Graph g = LinearGraph(8);
+  const CheckmateModel with = BuildCheckmateModel(g, 4, {.integer = false});
+  const CheckmateModel without =
+      BuildCheckmateModel(g, 4, {.integer = false, .clique_ancestor_rows = false});
+  EXPECT_GT(with.size.rows, without.size.rows);
+  const SolverOutput lp_with = SolveLpWithClp(with.lp, {});
+  const SolverOutput lp_without = SolveLpWithClp(without.lp, {});
+  ASSERT_EQ(lp_with.status, SolveStatus::kOptimal);
+  ASSERT_EQ(lp_without.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(without.CostOf(lp_without.objective), 23, 1e-6);
+  EXPECT_NEAR(with.CostOf(lp_with.objective), 25 + 1.0 / 3, 1e-6);
+  // 26 is also what the model without the rows proves (the formulation the oracle tests check).
+  const OptimizerResult optimum = SolveOptimal(g, 4);
+  ASSERT_EQ(optimum.status, SolveStatus::kOptimal);
+  EXPECT_DOUBLE_EQ(optimum.schedule->cost, 26);
 }
 
 TEST(CheckmateModelTest, RejectsNegativeBudget) {

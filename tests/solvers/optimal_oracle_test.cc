@@ -13,6 +13,19 @@
 namespace remat {
 namespace {
 
+// How many budgets of ExpectOptimalMatchesOracle's sweep get clique-ancestor rows (issue 12), so
+// that a test can say its graph exercises them.
+int BudgetsWithCliqueAncestorRows(const Graph& g) {
+  const int64_t no_remat = CheckpointAll(g, int64_t{1} << 50).peak_bytes;
+  int budgets = 0;
+  for (int64_t budget = MinimumPeakLowerBound(g); budget <= no_remat; ++budget) {
+    const CheckmateModel with = BuildCheckmateModel(g, budget);
+    const CheckmateModel without = BuildCheckmateModel(g, budget, {.clique_ancestor_rows = false});
+    if (with.size.rows > without.size.rows) ++budgets;
+  }
+  return budgets;
+}
+
 void ExpectOptimalMatchesOracle(const Graph& g) {
   const auto outcomes = testing::AllSchedules(g);
   const int64_t no_remat = CheckpointAll(g, int64_t{1} << 50).peak_bytes;
@@ -85,11 +98,20 @@ TEST(OptimalTest, LargeModelsGoThroughTheWindowSearch) {
 
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
 
+TEST(OptimalOracleTest, Linear3WithCliqueAncestorRows) {
+  // 7 nodes, 21 cells of S: 2^21 schedules. At budget 3 the backward stages leave room for one
+  // more value only, so the clique-ancestor rows are in the model.
+  const Graph g = LinearGraph(3);
+  EXPECT_GT(BudgetsWithCliqueAncestorRows(g), 0);
+  ExpectOptimalMatchesOracle(g);
+}
+
 TEST(OptimalOracleTest, TrainingChainOf2) {
   ExpectOptimalMatchesOracle(BuildTrainingGraph(testing::RandomForwardGraph(3, 2)));
 }
 
 TEST(OptimalOracleTest, RandomUnlabeledDagOf6) {
+  EXPECT_GT(BudgetsWithCliqueAncestorRows(testing::RandomUnlabeledDag(11, 6, 0.5)), 0);
   ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(11, 6, 0.5));
 }
 

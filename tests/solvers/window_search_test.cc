@@ -137,6 +137,60 @@ TEST_P(WindowOptimumMatchesOracle, OnTinyGraphs) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, WindowOptimumMatchesOracle, ::testing::Range(1u, 7u));
 
+// The elastic model accepts an over-budget schedule with its overflow as the slack: exactly the
+// simulated peak's excess when the window is every stage, and zero when the schedule fits.
+class ElasticModel : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(ElasticModel, SlackIsTheOverflowOfTheSimulatedPeak) {
+  const Graph g = testing::RandomTrainingGraph(GetParam(), 3 + GetParam() % 5);
+  const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
+  const Schedule s = WithoutUselessHolds(g, all.schedule);
+  for (int64_t budget : {all.peak_bytes, all.peak_bytes - 1, all.peak_bytes * 3 / 4}) {
+    const CheckmateModel model =
+        BuildWindowModel(g, budget, s, {0, g.size() - 1}, {.elastic = true});
+    ASSERT_GE(model.slack_column, 0);
+    const std::vector<double> values = model.Assignment(g, s);
+    EXPECT_LE(model.lp.MaxViolation(values), 1e-9);
+    const double overflow = static_cast<double>(all.peak_bytes) / model.byte_scale -
+                            static_cast<double>(budget / model.byte_scale);
+    EXPECT_NEAR(values[model.slack_column], std::max(0.0, overflow), 1e-9) << "budget " << budget;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ElasticModel, ::testing::Range(1u, 11u));
+
+// Windows grow up to the whole model, so a start over the budget is repaired whenever some
+// schedule fits (the MILP says which budgets those are).
+class RepairByWindowsProperty : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(RepairByWindowsProperty, FindsAFittingScheduleWhereTheMilpDoes) {
+  const Graph g = testing::RandomTrainingGraph(GetParam(), 3 + GetParam() % 4);
+  const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
+  for (int64_t budget = MinimumPeakLowerBound(g); budget < all.peak_bytes;
+       budget += std::max<int64_t>(1, (all.peak_bytes - budget) / 3)) {
+    SCOPED_TRACE(::testing::Message() << "budget " << budget);
+    StrategyResult over = all;
+    over.status = FitStatus::kOverBudget;
+    int32_t windows = 0;
+    const std::optional<StrategyResult> repaired = RepairByWindows(
+        g, budget, over, {.time_limit_s = 30, .window_columns = 100}, &windows);
+    const OptimizerResult exact = SolveOptimal(g, budget, {.mip = {.time_limit_s = 30}});
+    if (exact.status == SolveStatus::kInfeasible) {
+      EXPECT_FALSE(repaired.has_value());
+      continue;
+    }
+    ASSERT_EQ(exact.status, SolveStatus::kOptimal);
+    ASSERT_TRUE(repaired.has_value());
+    EXPECT_GT(windows, 0);
+    EXPECT_EQ(repaired->status, FitStatus::kFits);
+    const SimulationResult sim = Simulate(g, repaired->schedule);
+    EXPECT_LE(sim.peak_bytes, budget);
+    EXPECT_DOUBLE_EQ(sim.cost, repaired->cost);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RepairByWindowsProperty, ::testing::Range(1u, 7u));
+
 TEST(WithoutUselessHoldsTest, NeverCostsMoreNorPeaksHigher) {
   std::mt19937 rng(7);
   for (uint32_t seed = 1; seed <= 200; ++seed) {
