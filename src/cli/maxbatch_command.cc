@@ -157,6 +157,7 @@ class MaxBatchSearch {
     }
     SolverSettings settings = settings_;  // a probe never outlives the total limit
     settings.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, TotalLeft()));
+    settings.decide_at_cost = c.cost_cap * (1 + 1e-12);
     const StrategyRow row = RunStrategy(strategy, *c.graph, c.budget_bytes, settings);
     probe.seconds = row.seconds;
     probe.solver_status = row.solver_status;

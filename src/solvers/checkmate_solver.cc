@@ -175,8 +175,13 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
       result.lower_bound = std::max(result.lower_bound, bound.cost);
     }
   }
-  if (closed()) {
-    result.message = "the start's cost equals the lower bound";
+  const bool decided =
+      options.decide_at_cost &&
+      ((start && start->cost <= *options.decide_at_cost) ||
+       result.lower_bound > *options.decide_at_cost);
+  if (closed() || decided) {
+    result.message = closed() ? "the start's cost equals the lower bound"
+                              : "decided against the cost cap without the MILP";
     if (start) result.start = fmt::format("local-search (cost {:.6g})", start->cost);
     finish_with_start(SolveStatus::kFeasible);
     return result;
@@ -203,6 +208,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
       {.time_limit_s = window_time,
        .threads = options.mip.threads,
        .seed = options.mip.seed,
+       .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
        .progress = [&](const WindowProgress& p) {
          if (!options.progress) return;
          options.progress({.phase = "windows",
@@ -217,7 +223,8 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
       "window search: {} windows, {}{} better, {:.1f} s{}", windows.windows,
       windows.repaired ? "start repaired, " : "", windows.improvements, windows.seconds,
       windows.local_optimum ? ", no window improves it" : "");
-  if (!closed() && milp_fits && LpFitsTime(columns, left())) {
+  const bool decided_now = options.decide_at_cost && start && start->cost <= *options.decide_at_cost;
+  if (!closed() && !decided_now && milp_fits && LpFitsTime(columns, left())) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start,
                    windows.improvements > 0 ? "window search" : "local-search", elapsed, result);
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);

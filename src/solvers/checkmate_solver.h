@@ -48,6 +48,10 @@ struct OptimalOptions {
   // MILP is skipped (instead of computing the absence-gap bound again) and kept when higher
   // than CBC's.
   std::optional<double> known_lower_bound;
+  // The decision question "is there a schedule costing at most this?" (maxbatch's overhead
+  // cap): the pipeline stops as soon as a fitting schedule within it is found, or a bound above
+  // it is proven, instead of spending the rest of the time on the cost.
+  std::optional<double> decide_at_cost;
   // Called about once a second during the MILP and after every window.
   std::function<void(const OptimalProgress&)> progress;
 };

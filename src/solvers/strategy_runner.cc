@@ -111,7 +111,8 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
                    .relative_gap = settings.relative_gap,
                    .seed = settings.seed,
                    .verbose = settings.verbose};
-    OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start};
+    OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start,
+                           .decide_at_cost = settings.decide_at_cost};
     // Whether a line was drawn in this process (the MILP's come from CBC's child process and
     // only after its first second).
     auto drawn = std::make_shared<bool>(false);

@@ -25,6 +25,8 @@ struct SolverSettings {
   bool mip_start = true;  // seed CBC with the cheapest fitting baseline
   bool verbose = false;
   bool progress = false;  // progress line on stderr for solves longer than a second
+  // optimal: stop once a schedule within this cost, or a bound above it, is found (maxbatch)
+  std::optional<double> decide_at_cost;
 };
 
 struct StrategyRow {

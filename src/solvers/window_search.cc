@@ -239,7 +239,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   int64_t columns = options.window_columns;
   // Windows proven optimal for the current incumbent at the current size, by first stage.
   std::set<std::pair<int32_t, int32_t>> proven;
-  while (left() > 0.5) {
+  while (left() > 0.5 && current.cost > options.stop_at_cost) {
     const SimulationResult sim = Simulate(graph, current.schedule);
     const std::vector<StageWindow> candidates =
         CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "core/graph.h"
@@ -29,6 +30,8 @@ struct WindowSearchOptions {
   // windows that CBC all proved optimal without improving, halves after one it could not prove.
   int64_t window_columns = 4000;
   int64_t max_window_columns = 200000;
+  // Stop as soon as the incumbent costs at most this (a decision question, not the optimum).
+  double stop_at_cost = -std::numeric_limits<double>::infinity();
   std::function<void(const WindowProgress&)> progress;  // after every window
 };
 

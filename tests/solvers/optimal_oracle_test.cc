@@ -96,6 +96,20 @@ TEST(OptimalTest, LargeModelsGoThroughTheWindowSearch) {
   EXPECT_NEAR(r.lower_bound, 45, 1e-3);
 }
 
+TEST(OptimalTest, ADecisionCapStopsAsSoonAsTheAnswerIsKnown) {
+  // linear(16) at 6 B: optimum 47, bound 45. With 60 s, the cost question alone would run the
+  // MILP; "is there a schedule of cost <= 60?" is answered by the start, and "<= 40?" by the
+  // bound, both without a model.
+  const Graph g = LinearGraph(16);
+  const OptimizerResult yes = SolveOptimal(g, 6, {.mip = {.time_limit_s = 60}, .decide_at_cost = 60});
+  ASSERT_TRUE(yes.schedule.has_value());
+  EXPECT_LE(yes.schedule->cost, 60);
+  EXPECT_EQ(yes.size.columns, 0) << yes.message;
+  const OptimizerResult no = SolveOptimal(g, 6, {.mip = {.time_limit_s = 60}, .decide_at_cost = 40});
+  EXPECT_GT(no.lower_bound, 40);
+  EXPECT_EQ(no.size.columns, 0) << no.message;
+}
+
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
 
 TEST(OptimalOracleTest, Linear3WithCliqueAncestorRows) {
