@@ -64,11 +64,7 @@ class ProgressHandler : public CbcEventHandler {
   double next_report_s_ = 1.0;
 };
 
-std::string Number(double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
+std::string Number(double value) { return std::to_string(value); }
 
 }  // namespace
 
@@ -123,7 +119,6 @@ SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vecto
         "-ratioGap", Number(options.relative_gap),
         "-randomCbcSeed", std::to_string(options.seed),
         "-randomSeed", std::to_string(options.seed),
-        "-cutoff", std::isfinite(options.cutoff) ? Number(options.cutoff) : "1e50",
         "-feasibilityPump", start.empty() ? "on" : "off",
         // CBC 2.10.8 crashes in CglPreProcess::postProcess when a search that started from a
         // MIP start stops at the time limit (seen on U-Net at 50%): no preprocessing then.

@@ -55,20 +55,10 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
     values = model.Assignment(graph, WithoutUselessHolds(graph, start->schedule));
     if (model.lp.MaxViolation(values) > 1e-6) values.clear();
     result.start = fmt::format("{} (cost {:.6g}){}", start_name, start->cost,
-                               values.empty() ? ", not valid in the model: not used"
-                                              : ", given to CBC as its cutoff");
+                               values.empty() ? ", not valid in the model: not used" : "");
   }
   MipOptions mip = options.mip;
   mip.time_limit_s = std::max(0.5, time_limit_s - elapsed());  // model building counts
-  // The start is given as a cutoff, not as a MIP start: CBC then keeps its preprocessing (off
-  // with a MIP start, see cbc_in_process.cc) and proves faster (docs/BENCHMARKS.md); the start
-  // itself stays the answer unless CBC beats it.
-  double start_objective = std::numeric_limits<double>::infinity();
-  if (!values.empty()) {
-    start_objective = model.lp.Objective(values);
-    mip.cutoff = start_objective - options.mip.relative_gap * std::max(1.0, std::fabs(start_objective));
-    values.clear();
-  }
   mip.progress = nullptr;
   if (options.progress) {
     // Runs in CBC's child process (cbc_mip.cc), which shares stderr.
@@ -76,38 +66,15 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
       options.progress({.phase = "MILP",
                         .elapsed_s = elapsed(),
                         .cost = std::isfinite(p.incumbent) ? model.CostOf(p.incumbent)
-                                : start ? start->cost : std::numeric_limits<double>::infinity(),
+                                                           : std::numeric_limits<double>::infinity(),
                         .bound = std::max(result.lower_bound,
                                           std::isfinite(p.bound) ? model.CostOf(p.bound) : 0.0),
                         .detail = fmt::format("{} nodes", p.nodes)});
     };
   }
-  SolverOutput out = SolveMipWithCbc(model.lp, values, mip);
+  const SolverOutput out = SolveMipWithCbc(model.lp, values, mip);
   result.solve_time_s = out.seconds;
   result.message = out.message;
-  if (std::isfinite(start_objective)) {
-    // Under the cutoff, "infeasible" proves that nothing beats the start by more than the gap,
-    // and CBC's bound holds only for what lies below the cutoff.
-    if (out.status == SolveStatus::kInfeasible) {
-      out.status = SolveStatus::kOptimal;
-      out.bound = mip.cutoff;
-    } else if (std::isfinite(out.bound)) {
-      out.bound = std::min(out.bound, start_objective);
-    }
-    if (out.values.empty()) {
-      result.status = out.status;
-      if (std::isfinite(out.bound)) {
-        result.lower_bound = std::max(result.lower_bound, model.CostOf(out.bound));
-      }
-      if (out.status == SolveStatus::kOptimal) {
-        start->strategy = "optimal";
-        start->parameters += fmt::format("; CBC found nothing cheaper ({} nodes, {:.1f} s)",
-                                         out.nodes, out.seconds);
-        result.schedule = std::move(start);
-      }
-      return;
-    }
-  }
   if (std::isfinite(out.bound)) {
     result.lower_bound = std::max(result.lower_bound, model.CostOf(out.bound));
   }

@@ -33,9 +33,6 @@ struct MipOptions {
   double relative_gap = 1e-4;  // stop when (incumbent - bound) / |incumbent| is below this
   int32_t seed = 1;
   bool verbose = false;        // solver log to stderr
-  // Only solutions with an objective below this are searched for: a known schedule's value
-  // instead of a MIP start. "Infeasible" then proves that nothing beats that schedule.
-  double cutoff = std::numeric_limits<double>::infinity();
   std::function<void(const SolverProgress&)> progress;  // called about once a second
 };
 
