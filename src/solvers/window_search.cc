@@ -78,7 +78,7 @@ std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget
   if (start.status == FitStatus::kFits) return start;
   const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
   Schedule current = WithoutUselessHolds(graph, start.schedule);
-  int64_t columns = std::max<int64_t>(options.window_columns, 4 * options.window_columns);
+  int64_t columns = 4 * options.window_columns;  // repairs need room: larger first windows
   std::set<std::pair<int32_t, int32_t>> failed;
   while (left() > 0.5) {
     const SimulationResult sim = Simulate(graph, current);
