@@ -53,6 +53,10 @@ class ProgressHandler : public CbcEventHandler {
       options_.progress(progress);
     }
     if (elapsed > options_.time_limit_s * 1.2 + 5) return stop;
+    if (model_->bestSolution() != nullptr &&
+        model_->getObjValue() <= options_.stop_at_objective) {
+      return stop;
+    }
     return noAction;
   }
 

@@ -66,6 +66,7 @@ class CheckmateModel {
 
   // Unscaled objective of the model for a solution's objective value.
   double CostOf(double objective) const { return (objective + objective_constant) * cost_scale; }
+  double ObjectiveOf(double cost) const { return cost / cost_scale - objective_constant; }
   // The checkpoint matrix of a solution: S[t][i] = 1 where the column is >= threshold. A window
   // model decodes onto `outside`, the fixed schedule's S, replacing the window's free stages.
   StageMatrix DecodeS(const std::vector<double>& values, double threshold = 0.5,

@@ -59,6 +59,10 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
   }
   MipOptions mip = options.mip;
   mip.time_limit_s = std::max(0.5, time_limit_s - elapsed());  // model building counts
+  if (result.lower_bound > 0) {  // a schedule this cheap is proven optimal by the bound
+    mip.stop_at_objective = model.ObjectiveOf(
+        result.lower_bound + options.mip.relative_gap * result.lower_bound);
+  }
   mip.progress = nullptr;
   if (options.progress) {
     // Runs in CBC's child process (cbc_mip.cc), which shares stderr.
@@ -98,6 +102,10 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
   }
   if (start && start->cost < decoded.cost) decoded = std::move(*start);  // CBC did not keep it
   decoded.strategy = "optimal";
+  if (decoded.cost - result.lower_bound <=
+      options.mip.relative_gap * std::max(1.0, std::fabs(decoded.cost))) {
+    result.status = SolveStatus::kOptimal;  // the bound proves it, whether or not CBC did
+  }
   result.schedule = std::move(decoded);
 }
 

@@ -33,6 +33,9 @@ struct MipOptions {
   double relative_gap = 1e-4;  // stop when (incumbent - bound) / |incumbent| is below this
   int32_t seed = 1;
   bool verbose = false;        // solver log to stderr
+  // Stop as soon as an incumbent's objective is at most this: a bound known from elsewhere
+  // already proves such a solution optimal, so CBC need not prove it again.
+  double stop_at_objective = -std::numeric_limits<double>::infinity();
   std::function<void(const SolverProgress&)> progress;  // called about once a second
 };
 
