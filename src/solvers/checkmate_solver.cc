@@ -227,10 +227,18 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                                                  p.improvements)});
        }});
   if (windows.best.status == FitStatus::kFits) start = windows.best;
-  const std::string searched = fmt::format(
-      "window search: {} windows, {}{} better, {:.1f} s{}", windows.windows,
-      windows.repaired ? "start repaired, " : "", windows.improvements, windows.seconds,
-      windows.local_optimum ? ", no window improves it" : "");
+  std::string repair;
+  if (windows.repaired) {
+    repair = "start repaired, ";
+  } else if (!start) {
+    repair = fmt::format("start not repaired (bytes over the budget, summed over stages: {} B -> "
+                         "{} B), ",
+                         windows.excess_before, windows.excess_after);
+  }
+  const std::string searched =
+      fmt::format("window search: {} windows, {}{} better, {:.1f} s{}", windows.windows, repair,
+                  windows.improvements, windows.seconds,
+                  windows.local_optimum ? ", no window improves it" : "");
   const bool decided_now = options.decide_at_cost && start && start->cost <= *options.decide_at_cost;
   if (!closed() && !decided_now && milp_fits && LpFitsTime(columns, left())) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start,

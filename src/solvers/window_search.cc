@@ -69,13 +69,15 @@ int64_t Excess(const SimulationResult& sim, int64_t budget_bytes) {
 
 }  // namespace
 
-std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget_bytes,
-                                              const StrategyResult& start,
-                                              const WindowSearchOptions& options,
-                                              int32_t* windows_solved) {
+RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const StrategyResult& start,
+                             const WindowSearchOptions& options) {
   const auto begin = Clock::now();
   auto left = [&] { return options.time_limit_s - Since(begin); };
-  if (start.status == FitStatus::kFits) return start;
+  RepairResult result;
+  if (start.status == FitStatus::kFits) {
+    result.fitting = start;
+    return result;
+  }
   const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
   Schedule current = WithoutUselessHolds(graph, start.schedule);
   int64_t columns = 4 * options.window_columns;  // repairs need room: larger first windows
@@ -83,9 +85,12 @@ std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget
   while (left() > 0.5) {
     const SimulationResult sim = Simulate(graph, current);
     const int64_t excess = Excess(sim, budget_bytes);
+    if (result.windows == 0) result.excess_before = excess;
+    result.excess_after = excess;
     if (excess == 0) {
-      return EvaluateSchedule(graph, start.strategy, current, budget_bytes,
-                              start.parameters + "; repaired by windows");
+      result.fitting = EvaluateSchedule(graph, start.strategy, current, budget_bytes,
+                                        start.parameters + "; repaired by windows");
+      return result;
     }
     // Over-budget stages, worst first.
     std::vector<int32_t> over;
@@ -107,7 +112,7 @@ std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget
         out = SolveMipWithCbc(model.lp, model.Assignment(graph, current),
                               {.time_limit_s = limit, .threads = options.threads,
                                .seed = options.seed});
-        if (windows_solved != nullptr) ++*windows_solved;
+        ++result.windows;
       }
       if (!out.values.empty()) {
         Schedule candidate =
@@ -127,7 +132,7 @@ std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget
     if (columns >= options.max_window_columns) break;
     columns = std::min(options.max_window_columns, columns * 2);
   }
-  return std::nullopt;
+  return result;
 }
 
 std::vector<int64_t> WindowColumnsPerStage(const Graph& graph) {
@@ -216,13 +221,17 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   if (graph.size() < 2) return result;
   std::optional<StrategyResult> fitting = start;
   if (start.status != FitStatus::kFits) {
-    fitting = RepairByWindows(graph, budget_bytes, start,
-                              {.time_limit_s = options.time_limit_s,
-                               .threads = options.threads,
-                               .seed = options.seed,
-                               .window_columns = options.window_columns,
-                               .max_window_columns = options.max_window_columns},
-                              &result.windows);
+    const RepairResult repair =
+        RepairByWindows(graph, budget_bytes, start,
+                        {.time_limit_s = options.time_limit_s,
+                         .threads = options.threads,
+                         .seed = options.seed,
+                         .window_columns = options.window_columns,
+                         .max_window_columns = options.max_window_columns});
+    result.windows = repair.windows;
+    result.excess_before = repair.excess_before;
+    result.excess_after = repair.excess_after;
+    fitting = repair.fitting;
     if (!fitting) {
       result.seconds = Since(begin);
       return result;

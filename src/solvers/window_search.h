@@ -43,6 +43,10 @@ struct WindowSearchResult {
   // proved optimal for the current incumbent: no single window of that size improves it.
   bool local_optimum = false;
   bool repaired = false;     // the start was over the budget and windows made it fit
+  // A start over the budget: its bytes over the budget summed over stages, before the repair
+  // and after it (0 when repaired).
+  int64_t excess_before = 0;
+  int64_t excess_after = 0;
   double seconds = 0;
 };
 
@@ -69,11 +73,14 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
 // is solved by CBC on the elastic model (least overflow, then least cost), started from the
 // incumbent; a solution that lowers the bytes over the budget, summed over stages, is kept. Stages outside the window keep their peaks, so each step makes progress.
 // Windows grow when none helps. Returns the first fitting schedule, or nothing in the time.
-// Counts the windows solved in `windows_solved` when given.
-std::optional<StrategyResult> RepairByWindows(const Graph& graph, int64_t budget_bytes,
-                                              const StrategyResult& start,
-                                              const WindowSearchOptions& options = {},
-                                              int32_t* windows_solved = nullptr);
+struct RepairResult {
+  std::optional<StrategyResult> fitting;  // the repaired schedule, when one was found
+  int64_t excess_before = 0;  // bytes over the budget summed over stages, at the start
+  int64_t excess_after = 0;   // and at the end (0 when repaired)
+  int32_t windows = 0;        // windows solved
+};
+RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const StrategyResult& start,
+                             const WindowSearchOptions& options = {});
 
 // `schedule` without useless holds, R rebuilt from the remaining S: a value held into a stage
 // that neither reads it nor holds it into the next (this includes every hold past the value's

@@ -171,9 +171,9 @@ TEST_P(RepairByWindowsProperty, FindsAFittingScheduleWhereTheMilpDoes) {
     SCOPED_TRACE(::testing::Message() << "budget " << budget);
     StrategyResult over = all;
     over.status = FitStatus::kOverBudget;
-    int32_t windows = 0;
-    const std::optional<StrategyResult> repaired = RepairByWindows(
-        g, budget, over, {.time_limit_s = 30, .window_columns = 100}, &windows);
+    const RepairResult repair =
+        RepairByWindows(g, budget, over, {.time_limit_s = 30, .window_columns = 100});
+    const std::optional<StrategyResult>& repaired = repair.fitting;
     const OptimizerResult exact = SolveOptimal(g, budget, {.mip = {.time_limit_s = 30}});
     if (exact.status == SolveStatus::kInfeasible) {
       EXPECT_FALSE(repaired.has_value());
@@ -181,7 +181,9 @@ TEST_P(RepairByWindowsProperty, FindsAFittingScheduleWhereTheMilpDoes) {
     }
     ASSERT_EQ(exact.status, SolveStatus::kOptimal);
     ASSERT_TRUE(repaired.has_value());
-    EXPECT_GT(windows, 0);
+    EXPECT_GT(repair.windows, 0);
+    EXPECT_GT(repair.excess_before, 0);
+    EXPECT_EQ(repair.excess_after, 0);
     EXPECT_EQ(repaired->status, FitStatus::kFits);
     const SimulationResult sim = Simulate(g, repaired->schedule);
     EXPECT_LE(sim.peak_bytes, budget);
