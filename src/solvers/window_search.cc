@@ -60,6 +60,12 @@ std::vector<StageWindow> WindowsAround(const std::vector<int32_t>& centres,
   return windows;
 }
 
+// CBC's limit for one window: a quarter of the time left, at least `least` seconds and at most
+// 30, so that many windows get a turn; never more than what is left.
+double WindowTimeLimit(double left_s, double least_s) {
+  return std::max(0.5, std::min(left_s, std::clamp(left_s / 4, least_s, 30.0)));
+}
+
 // Bytes over the budget, summed over the stages whose peak exceeds it.
 int64_t Excess(const SimulationResult& sim, int64_t budget_bytes) {
   int64_t excess = 0;
@@ -108,7 +114,7 @@ RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const Str
                                                     {.integer = true, .elastic = true});
       SolverOutput out;
       if (!model.proven_infeasible) {
-        const double limit = std::max(0.5, std::min(left(), std::max(5.0, left() / 3)));
+        const double limit = WindowTimeLimit(left(), 5.0);
         out = SolveMipWithCbc(model.lp, model.Assignment(graph, current),
                               {.time_limit_s = limit, .threads = options.threads,
                                .seed = options.seed});
@@ -266,7 +272,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
       if (model.proven_infeasible) continue;  // cannot happen: the incumbent satisfies it
       const std::vector<double> assignment = model.Assignment(graph, current.schedule);
       const bool start_valid = model.lp.MaxViolation(assignment) <= 1e-6;
-      MipOptions mip{.time_limit_s = std::max(0.5, std::min(left(), std::max(2.0, left() / 4))),
+      MipOptions mip{.time_limit_s = WindowTimeLimit(left(), 2.0),
                      .threads = options.threads,
                      .seed = options.seed};
       const SolverOutput out =
