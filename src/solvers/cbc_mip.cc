@@ -158,7 +158,8 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   }
   ::close(fds[1]);
   // The child's own limit comes first; the guard allows for model loading and the MIP start.
-  const double deadline_s = options.time_limit_s * 1.1 + 3;
+  const double deadline_s =
+      options.hard_deadline_s > 0 ? options.hard_deadline_s : options.time_limit_s * 1.1 + 3;
   FrameReader reader;
   SolverOutput best;    // last incumbent streamed by the child, else the MIP start
   if (!start.empty()) {

@@ -58,7 +58,11 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
                                values.empty() ? ", not valid in the model: not used" : "");
   }
   MipOptions mip = options.mip;
-  mip.time_limit_s = std::max(0.5, time_limit_s - elapsed());  // model building counts
+  // Model building counts; CBC's process is stopped at the end of the time left, and its own
+  // limit comes a little earlier so that it can still report its bound.
+  const double left_s = std::max(0.5, time_limit_s - elapsed());
+  mip.time_limit_s = 0.9 * left_s;
+  mip.hard_deadline_s = left_s;
   if (result.lower_bound > 0) {  // a schedule this cheap is proven optimal by the bound
     mip.stop_at_objective = model.ObjectiveOf(
         result.lower_bound + options.mip.relative_gap * result.lower_bound);

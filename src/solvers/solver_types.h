@@ -29,6 +29,10 @@ struct SolverProgress {
 
 struct MipOptions {
   double time_limit_s = 60;    // elapsed (wall-clock) seconds
+  // When positive, CBC's process is stopped at this many seconds whatever its own limit (which
+  // it checks only in some phases), keeping its last incumbent; by default at
+  // 1.1 x time_limit_s + 3 (cbc_mip.cc).
+  double hard_deadline_s = 0;
   int32_t threads = 1;
   double relative_gap = 1e-4;  // stop when (incumbent - bound) / |incumbent| is below this
   int32_t seed = 1;

@@ -61,9 +61,10 @@ std::vector<StageWindow> WindowsAround(const std::vector<int32_t>& centres,
 }
 
 // CBC's limit for one window: a quarter of the time left, at least `least` seconds and at most
-// 30, so that many windows get a turn; never more than what is left.
+// 30, so that many windows get a turn; never more than what is left, less 0.2 s for decoding
+// and simulating its answer.
 double WindowTimeLimit(double left_s, double least_s) {
-  return std::max(0.5, std::min(left_s, std::clamp(left_s / 4, least_s, 30.0)));
+  return std::max(0.5, std::min(left_s - 0.2, std::clamp(left_s / 4, least_s, 30.0)));
 }
 
 // Bytes over the budget, summed over the stages whose peak exceeds it.
@@ -88,7 +89,7 @@ RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const Str
   Schedule current = WithoutUselessHolds(graph, start.schedule);
   int64_t columns = 4 * options.window_columns;  // repairs need room: larger first windows
   std::set<std::pair<int32_t, int32_t>> failed;
-  while (left() > 0.5) {
+  while (left() > 1.0) {
     const SimulationResult sim = Simulate(graph, current);
     const int64_t excess = Excess(sim, budget_bytes);
     if (result.windows == 0) result.excess_before = excess;
@@ -108,7 +109,7 @@ RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const Str
     });
     bool repaired = false;
     for (const StageWindow& window : WindowsAround(over, per_stage, columns)) {
-      if (left() <= 0.5) break;
+      if (left() <= 1.0) break;
       if (failed.count({window.first, window.last}) > 0) continue;
       const CheckmateModel model = BuildWindowModel(graph, budget_bytes, current, window,
                                                     {.integer = true, .elastic = true});
@@ -116,8 +117,8 @@ RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const Str
       if (!model.proven_infeasible) {
         const double limit = WindowTimeLimit(left(), 5.0);
         out = SolveMipWithCbc(model.lp, model.Assignment(graph, current),
-                              {.time_limit_s = limit, .threads = options.threads,
-                               .seed = options.seed});
+                              {.time_limit_s = 0.8 * limit, .hard_deadline_s = limit,
+                               .threads = options.threads, .seed = options.seed});
         ++result.windows;
       }
       if (!out.values.empty()) {
@@ -254,7 +255,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   int64_t columns = options.window_columns;
   // Windows proven optimal for the current incumbent at the current size, by first stage.
   std::set<std::pair<int32_t, int32_t>> proven;
-  while (left() > 0.5 && current.cost > options.stop_at_cost) {
+  while (left() > 1.0 && current.cost > options.stop_at_cost) {
     const SimulationResult sim = Simulate(graph, current.schedule);
     const std::vector<StageWindow> candidates =
         CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);
@@ -265,16 +266,16 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     bool improved = false;
     bool unproven = false;
     for (const StageWindow& window : candidates) {
-      if (left() <= 0.5) break;
+      if (left() <= 1.0) break;
       if (proven.count({window.first, window.last}) > 0) continue;
       const CheckmateModel model =
           BuildWindowModel(graph, budget_bytes, current.schedule, window, {.integer = true});
       if (model.proven_infeasible) continue;  // cannot happen: the incumbent satisfies it
       const std::vector<double> assignment = model.Assignment(graph, current.schedule);
       const bool start_valid = model.lp.MaxViolation(assignment) <= 1e-6;
-      MipOptions mip{.time_limit_s = WindowTimeLimit(left(), 2.0),
-                     .threads = options.threads,
-                     .seed = options.seed};
+      const double limit = WindowTimeLimit(left(), 2.0);
+      MipOptions mip{.time_limit_s = 0.8 * limit, .hard_deadline_s = limit,
+                     .threads = options.threads, .seed = options.seed};
       const SolverOutput out =
           SolveMipWithCbc(model.lp, start_valid ? assignment : std::vector<double>{}, mip);
       ++result.windows;
@@ -303,7 +304,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
       proven.clear();
       continue;
     }
-    if (left() <= 0.5) break;
+    if (left() <= 1.0) break;
     // A whole round without improvement: larger windows if CBC proved every one, else smaller.
     if (unproven) {
       columns = std::max<int64_t>(500, columns / 2);
