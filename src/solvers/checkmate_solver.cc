@@ -149,17 +149,23 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     start.reset();
   }
   if (options.known_lower_bound) result.lower_bound = *options.known_lower_bound;
-  auto report = [&](const std::string& phase, const std::string& detail) {
+  auto report = [&](double cost, const std::string& detail) {
     if (!options.progress) return;
-    options.progress({.phase = phase,
+    options.progress({.phase = "windows",
                       .elapsed_s = elapsed(),
-                      .cost = start ? start->cost : std::numeric_limits<double>::infinity(),
+                      .cost = cost,
                       .bound = result.lower_bound,
                       .detail = detail});
   };
   auto closed = [&] {
     return start && start->cost - result.lower_bound <=
                         options.mip.relative_gap * std::max(1.0, std::fabs(start->cost));
+  };
+  // The decision question (decide_at_cost) is answered by the start or by the bound.
+  auto decided = [&] {
+    return options.decide_at_cost &&
+           ((start && start->cost <= *options.decide_at_cost) ||
+            result.lower_bound > *options.decide_at_cost);
   };
   auto finish_with_start = [&](SolveStatus status) {
     if (!start) {
@@ -187,11 +193,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
       result.lower_bound = std::max(result.lower_bound, bound.cost);
     }
   }
-  const bool decided =
-      options.decide_at_cost &&
-      ((start && start->cost <= *options.decide_at_cost) ||
-       result.lower_bound > *options.decide_at_cost);
-  if (closed() || decided) {
+  if (closed() || decided()) {
     result.message = closed() ? "the start's cost equals the lower bound"
                               : "decided against the cost cap without the MILP";
     if (start) result.start = fmt::format("local-search (cost {:.6g})", start->cost);
@@ -213,7 +215,8 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   result.start = start ? fmt::format("local-search (cost {:.6g})", start->cost)
                        : fmt::format("local-search, over the budget (peak {} B)",
                                      over->peak_bytes);
-  report("windows", start ? "start" : "repairing the start");
+  report(start ? start->cost : std::numeric_limits<double>::infinity(),
+         start ? "start" : "repairing the start");
   const double window_time = milp_fits ? left() * 0.4 : left();
   const WindowSearchResult windows = ImproveByWindows(
       graph, budget_bytes, start ? *start : *over,
@@ -222,13 +225,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
        .seed = options.mip.seed,
        .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
        .progress = [&](const WindowProgress& p) {
-         if (!options.progress) return;
-         options.progress({.phase = "windows",
-                           .elapsed_s = elapsed(),
-                           .cost = p.cost,
-                           .bound = result.lower_bound,
-                           .detail = fmt::format("{} windows, {} better", p.windows,
-                                                 p.improvements)});
+         report(p.cost, fmt::format("{} windows, {} better", p.windows, p.improvements));
        }});
   if (windows.best.status == FitStatus::kFits) start = windows.best;
   std::string repair;
@@ -243,8 +240,13 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
       fmt::format("window search: {} windows, {}{} better, {:.1f} s{}", windows.windows, repair,
                   windows.improvements, windows.seconds,
                   windows.local_optimum ? ", no window improves it" : "");
-  const bool decided_now = options.decide_at_cost && start && start->cost <= *options.decide_at_cost;
-  if (!closed() && !decided_now && milp_fits && LpFitsTime(columns, left())) {
+  if (closed() || decided()) {
+    result.message = searched + (closed() ? "; the cost meets the lower bound"
+                                          : "; decided against the cost cap");
+    finish_with_start(SolveStatus::kFeasible);
+    return result;
+  }
+  if (milp_fits && LpFitsTime(columns, left())) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start,
                    windows.improvements > 0 ? "window search" : "local-search", elapsed, result);
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);

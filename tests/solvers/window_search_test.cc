@@ -216,8 +216,7 @@ TEST(WithoutUselessHoldsTest, NeverCostsMoreNorPeaksHigher) {
 TEST(WindowSearchTest, ReachesTheOptimumOfLinearEightWhenWindowsGrowToTheWholeGraph) {
   // linear(8) at 6 B: optimum 21 (issue 4). Windows start tiny and double up to the whole model.
   const Graph g = LinearGraph(8);
-  const StrategyResult start = CheckpointAll(g, int64_t{1} << 40);
-  StrategyResult fitting = BestHeuristic(g, 6, {.time_limit_s = 5});
+  const StrategyResult fitting = BestHeuristic(g, 6, {.time_limit_s = 5});
   ASSERT_EQ(fitting.status, FitStatus::kFits);
   const WindowSearchResult r =
       ImproveByWindows(g, 6, fitting, {.time_limit_s = 60, .window_columns = 200});
