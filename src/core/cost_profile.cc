@@ -17,14 +17,19 @@ using json_fields::Where;
 
 std::string StructureFingerprint(const Graph& graph) {
   std::vector<Node> nodes = graph.nodes();
-  for (Node& node : nodes) node.cost = 0;
+  for (Node& node : nodes) {
+    node.cost = 0;
+    node.workspace_bytes = 0;  // estimated or measured: the profile may replace them
+  }
   return GraphFingerprint(Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name()));
 }
 
 std::string CostProfileToJson(const CostProfile& profile) {
   json nodes = json::array();
   for (const CostProfileNode& node : profile.nodes) {
-    nodes.push_back({{"id", node.id}, {"name", node.name}, {"cost_ms", node.cost_ms}});
+    json entry = {{"id", node.id}, {"name", node.name}, {"cost_ms", node.cost_ms}};
+    if (node.workspace_bytes) entry["workspace_bytes"] = *node.workspace_bytes;
+    nodes.push_back(std::move(entry));
   }
   const json document = {{"schema", kCostProfileSchema},
                          {"structure_fingerprint", profile.structure_fingerprint},
@@ -75,6 +80,11 @@ CostProfile CostProfileFromJson(const std::string& text, const std::string& sour
       (where / "cost_ms").Fail("expected a non-negative number");
     }
     node.cost_ms = cost.get<double>();
+    if (nodes[k].contains("workspace_bytes")) {
+      node.workspace_bytes =
+          json_fields::AsInt64(nodes[k]["workspace_bytes"], where / "workspace_bytes");
+      if (*node.workspace_bytes < 0) (where / "workspace_bytes").Fail("expected bytes >= 0");
+    }
     profile.nodes.push_back(std::move(node));
   }
   return profile;
@@ -106,6 +116,9 @@ Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std
                                    id, profile.nodes[id].name, nodes[id].name));
     }
     nodes[id].cost = profile.nodes[id].cost_ms;
+    if (profile.nodes[id].workspace_bytes) {
+      nodes[id].workspace_bytes = *profile.nodes[id].workspace_bytes;
+    }
   }
   try {
     return Graph(std::move(nodes), graph.edges(), "ms", graph.name());

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct CostProfileNode {
   int32_t id = 0;
   std::string name;
   double cost_ms = 0;  // median measured time of one evaluation, >= 0
+  // Measured memory allocated and released inside the node, above its output (the largest
+  // over the timed evaluations); absent in profiles written before it was measured.
+  std::optional<int64_t> workspace_bytes;
 };
 
 struct CostProfile {
@@ -41,7 +45,8 @@ CostProfile CostProfileFromJson(const std::string& text, const std::string& sour
 void SaveCostProfile(const CostProfile& profile, const std::string& path);
 CostProfile LoadCostProfile(const std::string& path);
 
-// The graph with its costs replaced by the profile's (cost unit "ms"). Throws InputError
+// The graph with its costs replaced by the profile's (cost unit "ms"), and its workspace
+// bytes by the profile's measured ones where the profile has them. Throws InputError
 // naming `source` when the profile was measured on a different graph (fingerprint, node count
 // or a node name differs).
 Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile,

@@ -25,11 +25,13 @@ void ValidateNodes(const std::vector<Node>& nodes) {
   int64_t total_bytes = 0;
   double total_cost = 0;
   for (const Node& node : nodes) {
-    if (node.bytes > 0 && (__builtin_add_overflow(total_bytes, node.bytes, &total_bytes) ||
-                           total_bytes > kMaxTotalBytes)) {
-      throw InputError(fmt::format("the sum of the nodes' bytes exceeds 2^62 B (at {}): sizes "
-                                   "this large are not supported",
-                                   Describe(nodes, static_cast<int32_t>(&node - nodes.data()))));
+    for (const int64_t bytes : {node.bytes, node.workspace_bytes}) {
+      if (bytes > 0 && (__builtin_add_overflow(total_bytes, bytes, &total_bytes) ||
+                        total_bytes > kMaxTotalBytes)) {
+        throw InputError(fmt::format("the sum of the nodes' bytes and workspace bytes exceeds "
+                                     "2^62 B (at {}): sizes this large are not supported",
+                                     Describe(nodes, static_cast<int32_t>(&node - nodes.data()))));
+      }
     }
     if (std::isfinite(node.cost) && node.cost > 0) total_cost += node.cost;
   }
@@ -47,6 +49,10 @@ void ValidateNodes(const std::vector<Node>& nodes) {
     if (node.bytes < 0) {
       throw InputError(
           fmt::format("{}: bytes must be >= 0, got {}", Describe(nodes, id), node.bytes));
+    }
+    if (node.workspace_bytes < 0) {
+      throw InputError(fmt::format("{}: workspace_bytes must be >= 0, got {}",
+                                   Describe(nodes, id), node.workspace_bytes));
     }
   }
 }
@@ -273,7 +279,7 @@ int64_t NoRematPeakBytes(const Graph& graph) {
   int64_t peak = 0;
   for (int32_t t = 0; t < n; ++t) {
     live -= ends[t];
-    peak = std::max(peak, live + graph.node(t).bytes);
+    peak = std::max(peak, live + graph.node(t).bytes + graph.node(t).workspace_bytes);
     const int32_t last = graph.last_consumer(t);
     if (last > t) {
       live += graph.node(t).bytes;
@@ -286,7 +292,7 @@ int64_t NoRematPeakBytes(const Graph& graph) {
 int64_t MinimumPeakLowerBound(const Graph& graph) {
   int64_t bound = 0;
   for (int32_t v = 0; v < graph.size(); ++v) {
-    int64_t needed = graph.node(v).bytes;
+    int64_t needed = graph.node(v).bytes + graph.node(v).workspace_bytes;
     for (int32_t u : graph.preds(v)) needed += graph.node(u).bytes;
     bound = std::max(bound, needed);
   }

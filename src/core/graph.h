@@ -8,8 +8,8 @@
 
 namespace remat {
 
-// Limits that keep every sum a schedule can form representable: the nodes' bytes together
-// (so live memory, budgets and fixed memory never overflow int64) and their costs together
+// Limits that keep every sum a schedule can form representable: the nodes' bytes and
+// workspaces together (so live memory, budgets and fixed memory never overflow int64) and their costs together
 // (so n evaluations of each stay finite for up to a million nodes).
 inline constexpr int64_t kMaxTotalBytes = int64_t{1} << 62;
 inline constexpr double kMaxTotalCost = 1e290;
@@ -26,6 +26,9 @@ struct Node {
   NodeKind kind = NodeKind::kUnlabeled;
   double cost = 0.0;        // in the graph's cost unit; >= 0
   int64_t bytes = 0;        // size of the output tensor; >= 0
+  // Memory allocated and released inside the node's own execution (kernel scratch, gradient
+  // temporaries), on top of its output; >= 0. Counted at the node's compute only (DESIGN §3).
+  int64_t workspace_bytes = 0;
   int32_t forward_of = -1;  // for a backward node: the forward node it differentiates, or -1
 };
 
@@ -86,12 +89,14 @@ void RequireTrainingStructure(const Graph& graph, const std::string& what);
 
 // The peak of the no-rematerialization schedule (checkpoint-all: every value held from the
 // stage after its computation to the stage of its last consumer), in linear time and memory:
-// at node t's allocation the live values are t and every u < t whose last consumer is >= t.
+// at node t's compute the live values are t and every u < t whose last consumer is >= t, plus
+// t's workspace.
 // Equals Simulate(CheckpointAll) (tested), without building the n x n matrices.
 int64_t NoRematPeakBytes(const Graph& graph);
 
-// A lower bound on the peak of any schedule: some stage must hold a node's output together
-// with all of its inputs, so the largest bytes[v] + sum(bytes of preds(v)).
+// A lower bound on the peak of any schedule: every node runs at least once, with its output,
+// its workspace and all of its inputs live, so the largest
+// bytes[v] + workspace_bytes[v] + sum(bytes of preds(v)).
 int64_t MinimumPeakLowerBound(const Graph& graph);
 
 }  // namespace remat

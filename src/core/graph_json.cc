@@ -33,6 +33,7 @@ std::string GraphToJson(const Graph& graph) {
                   {"kind", NodeKindName(node.kind)},
                   {"cost", node.cost},
                   {"bytes", node.bytes}};
+    if (node.workspace_bytes > 0) entry["workspace_bytes"] = node.workspace_bytes;
     if (node.forward_of >= 0) entry["forward"] = node.forward_of;
     nodes.push_back(std::move(entry));
   }
@@ -79,6 +80,12 @@ Graph GraphFromJson(const std::string& text, const std::string& source) {
     node.kind = *parsed;
     node.cost = AsDouble(Field(entry, "cost", at), at / "cost");
     node.bytes = AsInt64(Field(entry, "bytes", at), at / "bytes");
+    if (entry.contains("workspace_bytes")) {
+      node.workspace_bytes = AsInt64(entry["workspace_bytes"], at / "workspace_bytes");
+      if (node.workspace_bytes < 0) {
+        (at / "workspace_bytes").Fail(fmt::format("must be >= 0, got {}", node.workspace_bytes));
+      }
+    }
     if (entry.contains("forward")) {
       // Checked against the node list by Graph validation ("declares forward twin ...").
       const int64_t twin = AsInt64(entry["forward"], at / "forward");
@@ -201,6 +208,8 @@ std::string GraphFingerprint(const Graph& graph) {
   for (const Node& node : graph.nodes()) {
     mix(&node.cost, sizeof node.cost);
     mix(&node.bytes, sizeof node.bytes);
+    // Graphs without workspace keep the fingerprints they had before the field existed.
+    if (node.workspace_bytes != 0) mix(&node.workspace_bytes, sizeof node.workspace_bytes);
     const int32_t kind = static_cast<int32_t>(node.kind);
     mix(&kind, sizeof kind);
   }

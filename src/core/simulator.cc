@@ -35,6 +35,7 @@ SimulationResult Simulate(const Graph& graph, const Plan& plan) {
     if (op.stage < stage) fail(k, op, fmt::format("goes back from stage {}", stage));
     while (stage < op.stage) result.stage_peak_bytes[++stage] = live_bytes;
     const int64_t bytes = graph.node(op.node).bytes;
+    int64_t during = 0;  // a compute's workspace, released when it ends
     switch (op.kind) {
       case OpKind::kAllocate:
         if (allocated[op.node]) fail(k, op, "the value is already allocated");
@@ -49,6 +50,8 @@ SimulationResult Simulate(const Graph& graph, const Plan& plan) {
           if (!computed[u]) fail(k, op, fmt::format("input node {} is not live", u));
         }
         computed[op.node] = true;
+        during = graph.node(op.node).workspace_bytes;
+        result.peak_bytes = std::max(result.peak_bytes, live_bytes + during);
         result.cost += graph.node(op.node).cost;
         ++result.evaluations;
         ++result.evaluations_per_node[op.node];
@@ -60,8 +63,8 @@ SimulationResult Simulate(const Graph& graph, const Plan& plan) {
         live_bytes -= bytes;
         break;
     }
-    result.stage_peak_bytes[stage] = std::max(result.stage_peak_bytes[stage], live_bytes);
-    result.live_bytes_after_op.push_back(live_bytes);
+    result.stage_peak_bytes[stage] = std::max(result.stage_peak_bytes[stage], live_bytes + during);
+    result.live_bytes_after_op.push_back(live_bytes + during);
   }
   while (stage + 1 < n) result.stage_peak_bytes[++stage] = live_bytes;
   for (int32_t v = 0; v < n; ++v) {

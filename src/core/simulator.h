@@ -13,11 +13,15 @@ namespace remat {
 
 struct SimulationResult {
   double cost = 0;                            // sum of the costs of all evaluations
-  int64_t peak_bytes = 0;                     // largest live bytes at any allocation
+  // Largest live bytes at any compute: its output, its inputs and everything else allocated,
+  // plus the node's workspace_bytes (DESIGN §3).
+  int64_t peak_bytes = 0;
   int64_t evaluations = 0;                    // number of compute operations
   std::vector<int32_t> evaluations_per_node;  // how often each node is computed (>= 1)
-  std::vector<int64_t> live_bytes_after_op;   // one entry per operation of the plan
-  std::vector<int64_t> stage_peak_bytes;      // per stage: max live bytes during the stage
+  // One entry per operation of the plan: live bytes after it, and for a compute the bytes
+  // during it (its workspace included).
+  std::vector<int64_t> live_bytes_after_op;
+  std::vector<int64_t> stage_peak_bytes;      // per stage: max bytes during the stage
   int64_t live_bytes_at_end = 0;              // bytes still allocated after the last operation
 };
 

@@ -61,11 +61,16 @@ Graph BuildTrainingGraph(const ForwardGraph& forward) {
   std::vector<Node> nodes(2 * f + 1);
   for (int32_t i = 0; i < f; ++i) {
     const ForwardNode& fn = forward.nodes[i];
-    nodes[i] = {.name = fn.name, .kind = NodeKind::kForward, .cost = fn.cost, .bytes = fn.bytes};
+    nodes[i] = {.name = fn.name,
+                .kind = NodeKind::kForward,
+                .cost = fn.cost,
+                .bytes = fn.bytes,
+                .workspace_bytes = fn.workspace_bytes};
     nodes[bwd(i)] = {.name = fn.name + "_grad",
                      .kind = NodeKind::kBackward,
                      .cost = fn.backward_cost.value_or(2.0 * fn.cost),
                      .bytes = fn.bytes,
+                     .workspace_bytes = fn.backward_workspace_bytes,
                      .forward_of = i};
   }
   nodes[f] = {.name = "loss", .kind = NodeKind::kLoss, .cost = forward.loss_cost,

@@ -15,7 +15,12 @@ struct ForwardNode {
   std::string name;
   double cost = 0.0;                    // forward cost in the graph's unit
   int64_t bytes = 0;                    // output bytes
-  std::optional<double> backward_cost;  // default: twice the forward cost (DESIGN §1)
+  // The cost of bwd(i): the kernels that run in it (DESIGN §1: the input gradients of i's
+  // consumers and the weight gradients computed there). Default: twice the forward cost (the
+  // paper's shortcut, for hand-written graphs).
+  std::optional<double> backward_cost;
+  int64_t workspace_bytes = 0;           // of the forward node (Node::workspace_bytes)
+  int64_t backward_workspace_bytes = 0;  // of bwd(i)
   // The vector-Jacobian product with respect to one input reads the node's other inputs: a
   // product of two activations (attention's P V, a MatMul or Mul of two activations). Gives
   // the extra edges of BuildTrainingGraph (docs/semantics.md).

@@ -21,7 +21,7 @@ std::vector<int32_t> FreedAt(const Graph& graph, int32_t k) {
 
 int64_t BytesGcd(const Graph& graph) {
   int64_t g = 0;
-  for (const Node& node : graph.nodes()) g = std::gcd(g, node.bytes);
+  for (const Node& node : graph.nodes()) g = std::gcd(std::gcd(g, node.bytes), node.workspace_bytes);
   return g == 0 ? 1 : g;
 }
 
@@ -81,6 +81,7 @@ class CheckmateModelBuilder {
   }
 
   int64_t Bytes(int32_t v) const { return graph_.node(v).bytes / model_.byte_scale; }
+  int64_t Workspace(int32_t v) const { return graph_.node(v).workspace_bytes / model_.byte_scale; }
   double Cost(int32_t v) const { return graph_.node(v).cost / model_.cost_scale; }
 
   // Columns: R[t][i] and S[t][i] for i < t within the last possible use; U[t][k], k <= t; for
@@ -227,8 +228,11 @@ class CheckmateModelBuilder {
     }
   }
 
-  // Paper §4 memory recurrence: U[t][0] = R[t][0] b0 + sum S[t][i] b_i;
-  // U[t][k] = U[t][k-1] + R[t][k] b_k - sum over (i, k-1) of b_i FREE[t][(i, k-1)].
+  // Paper §4 memory recurrence, with workspace w (DESIGN §3): U[t][k] is the memory while k
+  // runs, so it holds k's workspace, which the next position releases.
+  // U[t][0] = R[t][0] (b0 + w0) + sum S[t][i] b_i;
+  // U[t][k] = U[t][k-1] - R[t][k-1] w_{k-1} + R[t][k] (b_k + w_k)
+  //           - sum over (i, k-1) of b_i FREE[t][(i, k-1)].
   void AddMemoryRecurrence() {
     std::vector<std::vector<Term>> freed(static_cast<size_t>(n_));  // per k, for current t
     size_t next_free = 0;
@@ -242,13 +246,16 @@ class CheckmateModelBuilder {
       for (int32_t k = 0; k <= t; ++k) {
         std::vector<Term> terms{{u0 + k, 1}};
         double constant = 0;
-        AddR(terms, constant, t, k, -static_cast<double>(Bytes(k)));
+        AddR(terms, constant, t, k, -static_cast<double>(Bytes(k) + Workspace(k)));
         if (k == 0) {
           for (int32_t i = 0; i < t; ++i) {
             AddS(terms, constant, t, i, -static_cast<double>(Bytes(i)));
           }
         } else {
           terms.push_back({u0 + k - 1, -1});
+          if (Workspace(k - 1) > 0) {
+            AddR(terms, constant, t, k - 1, static_cast<double>(Workspace(k - 1)));
+          }
           terms.insert(terms.end(), freed[k - 1].begin(), freed[k - 1].end());
         }
         Row(0, std::move(terms), constant, 0);
@@ -276,14 +283,14 @@ class CheckmateModelBuilder {
     }
   }
 
-  // Knapsack rows: when node t is allocated in stage t, its inputs and every value the next
-  // stage holds are live, so b_t + sum b_u (u in preds(t)) + sum b_i S[t+1][i] (other i < t)
-  // <= budget. CBC's cover cuts cannot see this through the continuous U chain.
+  // Knapsack rows: when node t runs in stage t, its workspace, its inputs and every value the
+  // next stage holds are live, so b_t + w_t + sum b_u (u in preds(t)) + sum b_i S[t+1][i]
+  // (other i < t) <= budget. CBC's cover cuts cannot see this through the continuous U chain.
   void AddKnapsackRows() {
     // At the last stage nothing is held into a next stage: the row is a constant, and a node
     // that cannot fit with its inputs makes the model infeasible without a solver.
     for (int32_t t = lo_; t <= hi_; ++t) {
-      double fixed = static_cast<double>(Bytes(t));
+      double fixed = static_cast<double>(Bytes(t) + Workspace(t));
       std::vector<bool> is_input(n_, false);
       for (int32_t u : graph_.preds(t)) {
         fixed += static_cast<double>(Bytes(u));
@@ -308,15 +315,15 @@ class CheckmateModelBuilder {
     }
   }
 
-  // Clique-ancestor rows. At stage t's frontier allocation the values held into t+1 and not read
-  // by t fit in cap_t (the budget less node t and its inputs), so at most one value of
+  // Clique-ancestor rows. At stage t's frontier compute the values held into t+1 and not read
+  // by t fit in cap_t (the budget less node t, its workspace and its inputs), so at most one value of
   // C = {i < t not read by t: cap_t / 2 < b_i <= cap_t} is held into t+1. A held one is present
   // in stage t, so (walking down through inputs) a value of the ancestor closure X_x of
   // C_x = {c in C: c <= x} is held into t, or a source of X_x is computed in t. For each x:
   // sum_{c in C_x} S[t+1][c] <= sum_{u in X_x} S[t][u] + sum_{u in X_x, no inputs} R[t][u].
   void AddCliqueAncestorRows() {
     for (int32_t t = std::max(lo_, 1); t <= hi_ && t + 1 < n_; ++t) {
-      double cap = static_cast<double>(model_.scaled_budget - Bytes(t));
+      double cap = static_cast<double>(model_.scaled_budget - Bytes(t) - Workspace(t));
       std::vector<bool> is_input(t, false);
       for (int32_t u : graph_.preds(t)) {
         cap -= static_cast<double>(Bytes(u));
@@ -483,9 +490,15 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
     for (int32_t i = 0; i < t; ++i) {
       if (Sm.Get(t, i)) u += static_cast<double>(graph.node(i).bytes / byte_scale);
     }
+    auto workspace = [&](int32_t v) {
+      return static_cast<double>(graph.node(v).workspace_bytes / byte_scale);
+    };
     for (int32_t k = 0; k <= t; ++k) {
       if (k > 0) u -= freed_bytes[k - 1];
-      if (running(t, k)) u += static_cast<double>(graph.node(k).bytes / byte_scale);
+      if (k > 0 && running(t, k - 1)) u -= workspace(k - 1);
+      if (running(t, k)) {
+        u += static_cast<double>(graph.node(k).bytes / byte_scale) + workspace(k);
+      }
       values[u_first_[t - lo] + k] = u;
     }
   }

@@ -25,6 +25,7 @@ void ExpectSameGraph(const Graph& a, const Graph& b) {
     EXPECT_EQ(a.node(v).kind, b.node(v).kind);
     EXPECT_EQ(a.node(v).cost, b.node(v).cost);  // bit-exact doubles
     EXPECT_EQ(a.node(v).bytes, b.node(v).bytes);
+    EXPECT_EQ(a.node(v).workspace_bytes, b.node(v).workspace_bytes);
     EXPECT_EQ(a.node(v).forward_of, b.node(v).forward_of);
   }
   EXPECT_EQ(a.edges(), b.edges());
@@ -44,6 +45,33 @@ TEST(GraphJsonTest, RoundTripsExactlyIncludingAwkwardDoubles) {
   ExpectSameGraph(graph, back);
   EXPECT_EQ(GraphToJson(back), text);
   EXPECT_EQ(GraphFingerprint(back), GraphFingerprint(graph));
+}
+
+TEST(GraphJsonTest, WorkspaceBytesRoundTripAndChangeTheFingerprint) {
+  ForwardGraph forward = testing::RandomForwardGraph(5, 6);
+  const Graph plain = BuildTrainingGraph(forward);
+  forward.nodes[2].workspace_bytes = 12345;
+  forward.nodes[4].backward_workspace_bytes = int64_t{1} << 40;
+  const Graph graph = BuildTrainingGraph(forward);
+  EXPECT_EQ(graph.node(2).workspace_bytes, 12345);
+  EXPECT_EQ(graph.node(2 * 6 - 4).workspace_bytes, int64_t{1} << 40);
+  const std::string text = GraphToJson(graph);
+  EXPECT_NE(text.find("\"workspace_bytes\": 12345"), std::string::npos);
+  // Written only where it is not 0, so graphs without workspace keep their files.
+  EXPECT_EQ(GraphToJson(plain).find("workspace_bytes"), std::string::npos);
+  const Graph back = GraphFromJson(text, "mem");
+  ExpectSameGraph(graph, back);
+  EXPECT_EQ(GraphToJson(back), text);
+  EXPECT_NE(GraphFingerprint(graph), GraphFingerprint(plain));
+  const std::string head = R"({"schema": "remat.graph/1", "cost_unit": "unit", "edges": [], )";
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": 1, "bytes": 1,
+                     "workspace_bytes": -3}]})")
+                .find("g.json: nodes[0].workspace_bytes: must be >= 0, got -3"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": 1, "bytes": 1,
+                     "workspace_bytes": 1e400}]})")
+                .find("g.json: field 'workspace_bytes'"),
+            std::string::npos);
 }
 
 TEST(GraphJsonTest, ErrorsNameTheFieldAndProblem) {

@@ -37,6 +37,16 @@ TEST(GraphTest, RejectsNegativeCostAndBytes) {
             std::string::npos);
 }
 
+TEST(GraphTest, RejectsNegativeAndOverflowingWorkspace) {
+  Node negative = Plain();
+  negative.workspace_bytes = -1;
+  EXPECT_NE(Error({Plain(), negative}, {}).find("node 1: workspace_bytes must be >= 0, got -1"),
+            std::string::npos);
+  Node huge = Plain(1, int64_t{1} << 61);
+  huge.workspace_bytes = int64_t{1} << 61;
+  EXPECT_NE(Error({Plain(), huge}, {}).find("exceeds 2^62 B"), std::string::npos);
+}
+
 TEST(GraphTest, RejectsSelfAndDuplicateEdges) {
   EXPECT_NE(Error({Plain(), Plain()}, {{1, 1}}).find("edge 0 (1 -> 1) is a self edge"),
             std::string::npos);

@@ -80,6 +80,40 @@ TEST(SimulatorTest, HeldValueReusedWhenRecomputedInPlace) {
   EXPECT_EQ(sim.peak_bytes, 12);  // 5 + 7 in stage 2; stage 1 has 5 + 3 = 8
 }
 
+TEST(SimulatorTest, WorkspaceCountsAtItsNodesComputeOnly) {
+  // The chain of ChainWithoutRecomputation (bytes 4, 8, 16) with workspaces 0, 20 and 3.
+  // Stage 1: b runs with a live (4 + 8) and its 20 B of scratch: 32 B, above stage 2's
+  // 8 + 16 + 3 = 27 B. The workspace is gone right after b: a's free leaves 8 B.
+  std::vector<Node> nodes = Chain().nodes();
+  nodes[1].workspace_bytes = 20;
+  nodes[2].workspace_bytes = 3;
+  const Graph g(std::move(nodes), {{0, 1}, {1, 2}});
+  StageMatrix S(3, 3);
+  S.Set(1, 0);
+  S.Set(2, 1);
+  const SimulationResult sim = Simulate(g, ScheduleFromCheckpoints(g, S));
+  EXPECT_EQ(sim.live_bytes_after_op, (std::vector<int64_t>{4, 4, 12, 32, 8, 24, 27, 16, 0}));
+  EXPECT_EQ(sim.peak_bytes, 32);
+  EXPECT_EQ(sim.stage_peak_bytes, (std::vector<int64_t>{4, 32, 27}));
+  EXPECT_EQ(sim.live_bytes_at_end, 0);
+  EXPECT_DOUBLE_EQ(sim.cost, 6);  // workspace changes memory, never cost
+  EXPECT_EQ(NoRematPeakBytes(g), 32);
+  EXPECT_EQ(MinimumPeakLowerBound(g), 4 + 8 + 20);
+}
+
+TEST(SimulatorTest, ARecomputationPaysItsWorkspaceAgain) {
+  // The diamond of DiamondRecomputedInTheLastStage with 5 B of workspace on node 0, which
+  // runs in every stage: stage 3 peaks at 0 (10) + 1 (1) + 2 (1) = 12 when 2 runs, and at
+  // 10 + 5 = 15 when 0 itself runs (nothing else is live yet).
+  std::vector<Node> nodes = {{.cost = 1, .bytes = 10, .workspace_bytes = 5},
+                             {.cost = 1, .bytes = 1}, {.cost = 1, .bytes = 1},
+                             {.cost = 1, .bytes = 1}};
+  const Graph g(std::move(nodes), {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  const SimulationResult sim = Simulate(g, ScheduleFromCheckpoints(g, StageMatrix(4, 4)));
+  EXPECT_EQ(sim.peak_bytes, 15);
+  EXPECT_EQ(sim.stage_peak_bytes, (std::vector<int64_t>{15, 15, 15, 15}));
+}
+
 TEST(SimulatorTest, RejectsReadingAFreedValue) {
   const Graph g = Chain();
   const Plan plan = {Alloc(0, 0), Compute(0, 0), Free(0, 0), Alloc(1, 1), Compute(1, 1)};

@@ -27,6 +27,39 @@ TEST(CostProfileTest, AppliesMeasuredCostsToTheSameStructure) {
   EXPECT_EQ(StructureFingerprint(timed), profile.structure_fingerprint);
 }
 
+TEST(CostProfileTest, MeasuredWorkspaceReplacesTheGraphsWhereGiven) {
+  std::vector<Node> nodes = LinearGraph(2).nodes();
+  nodes[1].workspace_bytes = 7;  // an estimate the profile replaces
+  nodes[3].workspace_bytes = 9;  // kept: the profile has no measurement for node 3
+  const Graph graph(nodes, LinearGraph(2).edges(), "unit", "linear(2)");
+  // Workspace, estimated or measured, is not structure: the profile of the plain chain applies.
+  CostProfile profile{.structure_fingerprint = StructureFingerprint(LinearGraph(2))};
+  for (int32_t id = 0; id < graph.size(); ++id) {
+    profile.nodes.push_back({.id = id, .name = graph.node(id).name, .cost_ms = 1});
+  }
+  profile.nodes[1].workspace_bytes = 100;
+  profile.nodes[2].workspace_bytes = 0;
+  const CostProfile loaded = CostProfileFromJson(CostProfileToJson(profile), "p.json");
+  EXPECT_EQ(loaded.nodes[1].workspace_bytes, std::optional<int64_t>(100));
+  EXPECT_EQ(loaded.nodes[2].workspace_bytes, std::optional<int64_t>(0));
+  EXPECT_FALSE(loaded.nodes[3].workspace_bytes.has_value());
+  const Graph timed = ApplyCostProfile(graph, loaded, "p.json");
+  EXPECT_EQ(timed.node(1).workspace_bytes, 100);
+  EXPECT_EQ(timed.node(2).workspace_bytes, 0);
+  EXPECT_EQ(timed.node(3).workspace_bytes, 9);
+  std::string text = CostProfileToJson(profile);
+  const std::string measured = "\"workspace_bytes\": 100";
+  text.replace(text.find(measured), measured.size(), "\"workspace_bytes\": -100");
+  try {
+    CostProfileFromJson(text, "p.json");
+    FAIL() << "expected an error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("p.json: nodes[1].workspace_bytes"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(CostProfileTest, RefusesAnotherGraph) {
   const Graph graph = LinearGraph(3);
   CostProfile profile{.structure_fingerprint = StructureFingerprint(LinearGraph(4))};

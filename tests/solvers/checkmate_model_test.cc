@@ -18,11 +18,7 @@ namespace {
 // The model's memory rows describe exactly what the simulator measures: every baseline's
 // schedule, written as a full assignment, satisfies the model at a budget equal to its own
 // simulated peak and violates it one byte lower.
-class ModelMatchesSimulator : public ::testing::TestWithParam<uint32_t> {};
-
-TEST_P(ModelMatchesSimulator, BaselineAssignmentsAreTightlyFeasible) {
-  const uint32_t seed = GetParam();
-  const Graph g = testing::RandomTrainingGraph(seed, 2 + static_cast<int32_t>(seed % 10));
+void ExpectBaselinesTightlyFeasible(const Graph& g) {
   for (const StrategySpec& spec : BaselineStrategies()) {
     SCOPED_TRACE(spec.name);
     const StrategyResult r = spec.run(g, int64_t{1} << 40);
@@ -34,6 +30,20 @@ TEST_P(ModelMatchesSimulator, BaselineAssignmentsAreTightlyFeasible) {
     const CheckmateModel below = BuildCheckmateModel(g, r.peak_bytes - 1);
     EXPECT_GT(below.lp.MaxViolation(below.Assignment(g, r.schedule)), 0.5);
   }
+}
+
+class ModelMatchesSimulator : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(ModelMatchesSimulator, BaselineAssignmentsAreTightlyFeasible) {
+  const uint32_t seed = GetParam();
+  ExpectBaselinesTightlyFeasible(
+      testing::RandomTrainingGraph(seed, 2 + static_cast<int32_t>(seed % 10)));
+}
+
+TEST_P(ModelMatchesSimulator, AndWithWorkspaceOnRandomNodes) {
+  const uint32_t seed = GetParam();
+  ExpectBaselinesTightlyFeasible(testing::WithRandomWorkspace(
+      testing::RandomTrainingGraph(seed, 2 + static_cast<int32_t>(seed % 10)), seed, 60));
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ModelMatchesSimulator, ::testing::Range(1u, 31u));

@@ -129,6 +129,26 @@ TEST(OptimalOracleTest, RandomUnlabeledDagOf6) {
   ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(11, 6, 0.5));
 }
 
+TEST(OptimalOracleTest, Linear3WithWorkspace) {
+  // Workspace on some nodes changes which schedules fit: the MILP's memory rows must count it
+  // exactly where the simulator does (at the node's compute), for every budget.
+  const Graph g = testing::WithRandomWorkspace(LinearGraph(3), 4, 3);
+  int64_t workspace = 0;
+  for (const Node& node : g.nodes()) workspace += node.workspace_bytes;
+  ASSERT_GT(workspace, 0);
+  ExpectOptimalMatchesOracle(g);
+}
+
+TEST(OptimalOracleTest, RandomUnlabeledDagOf6WithWorkspace) {
+  ExpectOptimalMatchesOracle(testing::WithRandomWorkspace(testing::RandomUnlabeledDag(11, 6, 0.5),
+                                                          7, 15));
+}
+
+TEST(OptimalOracleTest, TrainingChainOf2WithWorkspace) {
+  ExpectOptimalMatchesOracle(testing::WithRandomWorkspace(
+      BuildTrainingGraph(testing::RandomForwardGraph(3, 2)), 2, 25));
+}
+
 TEST(OptimalOracleTest, RandomUnlabeledDagOf6WithZeroCosts) {
   ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(5, 6, 0.4));
 }

@@ -116,7 +116,10 @@ double BruteForceWindow(const Graph& g, int64_t budget, const Schedule& fixed, S
 class WindowOptimumMatchesOracle : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(WindowOptimumMatchesOracle, OnTinyGraphs) {
-  const Graph g = testing::RandomTrainingGraph(GetParam(), 3);  // 7 nodes
+  // 7 nodes; even seeds with workspace on some of them.
+  const Graph plain = testing::RandomTrainingGraph(GetParam(), 3);
+  const Graph g =
+      GetParam() % 2 == 0 ? testing::WithRandomWorkspace(plain, GetParam(), 80) : plain;
   int64_t budget = 0;
   const StrategyResult start = SomeFittingSchedule(g, &budget);
   const Schedule fixed = WithoutUselessHolds(g, start.schedule);
@@ -142,7 +145,9 @@ INSTANTIATE_TEST_SUITE_P(Seeds, WindowOptimumMatchesOracle, ::testing::Range(1u,
 class ElasticModel : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(ElasticModel, SlackIsTheOverflowOfTheSimulatedPeak) {
-  const Graph g = testing::RandomTrainingGraph(GetParam(), 3 + GetParam() % 5);
+  const Graph plain = testing::RandomTrainingGraph(GetParam(), 3 + GetParam() % 5);
+  const Graph g =
+      GetParam() % 2 == 0 ? testing::WithRandomWorkspace(plain, GetParam(), 80) : plain;
   const StrategyResult all = CheckpointAll(g, int64_t{1} << 50);
   const Schedule s = WithoutUselessHolds(g, all.schedule);
   for (int64_t budget : {all.peak_bytes, all.peak_bytes - 1, all.peak_bytes * 3 / 4}) {

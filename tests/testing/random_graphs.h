@@ -1,6 +1,7 @@
 // Seeded random forward DAGs and training graphs for property tests.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 
@@ -53,6 +54,15 @@ inline Graph RandomUnlabeledDag(uint32_t seed, int32_t n, double density = 0.4) 
     }
   }
   return Graph(std::move(nodes), std::move(edges));
+}
+
+// The graph with a random workspace in [0, max_bytes] on each node (about half of them 0).
+inline Graph WithRandomWorkspace(const Graph& graph, uint32_t seed, int64_t max_bytes) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> workspace(-max_bytes, max_bytes);
+  std::vector<Node> nodes = graph.nodes();
+  for (Node& node : nodes) node.workspace_bytes = std::max<int64_t>(0, workspace(rng));
+  return Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name());
 }
 
 }  // namespace remat::testing
