@@ -766,6 +766,50 @@ class Importer {
 
   // --- the forward graph -------------------------------------------------------------------
 
+  // What a forward node's backward reads and computes (docs/onnx.md, "Backward costs").
+  struct BackwardInputs {
+    std::optional<OpCostRule> rule;  // none: an unknown operator costed 0
+    double flops = 0;
+    int64_t output_bytes = 0;
+    int64_t weight_bytes = 0;                                // static operands read
+    std::vector<std::pair<int32_t, int64_t>> activations;  // (forward id, bytes) per input
+  };
+
+  // DESIGN §1: bwd(j) runs the input gradient of every consumer of j for each input that reads
+  // j, and the weight gradients of the consumers whose first activation input is j (of a node
+  // without activation inputs, its own backward node: nothing differentiates the data); the
+  // last node's backward also runs the loss gradient.
+  void AttributeBackwardCosts(const std::vector<BackwardInputs>& nodes) {
+    ForwardGraph& forward = result_.forward;
+    const DeviceSpec* device = options_.device ? &*options_.device : nullptr;
+    std::vector<double> cost(nodes.size(), 0.0);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const BackwardInputs& node = nodes[i];
+      if (!node.rule) continue;
+      for (size_t k = 0; k < node.activations.size(); ++k) {
+        const auto [source, bytes] = node.activations[k];
+        int64_t other = node.weight_bytes;
+        if (*node.rule == OpCostRule::kMatMul && node.activations.size() == 2) {
+          other = node.activations[1 - k].second;  // a product of two activations
+        }
+        cost[source] += KernelCost(
+            options_.cost_model,
+            OpInputGradientWork(*node.rule, node.flops, node.output_bytes, bytes, other), device);
+      }
+      const int64_t input = node.activations.empty() ? 0 : node.activations[0].second;
+      if (const std::optional<KernelWork> weights = OpWeightGradientWork(
+              *node.rule, node.flops, node.output_bytes, input, node.weight_bytes)) {
+        const size_t owner = node.activations.empty() ? i : node.activations[0].first;
+        cost[owner] += KernelCost(options_.cost_model, *weights, device);
+      }
+    }
+    if (!nodes.empty()) {
+      cost.back() += KernelCost(options_.cost_model,
+                                LossGradientWork(nodes.back().output_bytes), device);
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) forward.nodes[i].backward_cost = cost[i];
+  }
+
   ImportedOnnxModel Convert() {
     const onnx::GraphProto& g = graph();
     // Which activations later forward nodes (or the output) read: a node's bytes are those of
@@ -778,6 +822,7 @@ class Importer {
         if (!input.empty()) read.insert(input);
       }
     }
+    std::vector<BackwardInputs> backward_inputs;
     ForwardGraph& forward = result_.forward;
     forward.name = fmt::format("{} (onnx, batch {})",
                                std::filesystem::path(source_).stem().string(), result_.batch);
@@ -800,7 +845,8 @@ class Importer {
         (tensors_.at(input).origin == Origin::kStatic ? static_input_bytes : input_bytes) += bytes;
       }
       double flops = 0;
-      if (const std::optional<OpCostRule> rule = FindOpCostRule(node.op_type(), node.domain())) {
+      const std::optional<OpCostRule> rule = FindOpCostRule(node.op_type(), node.domain());
+      if (rule) {
         const std::optional<Shape> output = node.output_size() > 0 && !node.output(0).empty()
                                                 ? KnownShape(node.output(0))
                                                 : std::nullopt;
@@ -820,12 +866,28 @@ class Importer {
         flops = ScaleFlops(*f);
       }
       const int64_t bytes = ScaleBytes(output_bytes);
-      double cost = flops;
-      if (options_.cost_model == CostModel::kRoofline) {
-        const int64_t moved = bytes + ScaleBytes(input_bytes) + static_input_bytes;
-        cost = RooflineMs(flops, moved, *options_.device);
-      }
+      const KernelWork work{.flops = flops,
+                            .bytes_moved = bytes + ScaleBytes(input_bytes) + static_input_bytes};
+      // An unknown operator (--unknown-ops=zero-cost) costs 0, traffic included.
+      const double cost = rule ? KernelCost(options_.cost_model, work,
+                                            options_.device ? &*options_.device : nullptr)
+                               : 0.0;
       forward.nodes.push_back({.name = NodeName(i), .cost = cost, .bytes = bytes});
+      BackwardInputs& b = backward_inputs.emplace_back();
+      b.rule = rule;
+      b.flops = flops;
+      b.output_bytes = node.output_size() > 0 && !node.output(0).empty() &&
+                               KnownShape(node.output(0))
+                           ? ScaleBytes(TensorBytes(node.output(0), i))
+                           : bytes;
+      b.weight_bytes = static_input_bytes;
+      for (const std::string& input : node.input()) {
+        if (input.empty()) continue;
+        const TensorInfo& info = tensors_.at(input);
+        if (info.origin == Origin::kActivation) {
+          b.activations.emplace_back(forward_id_[info.producer], ScaleBytes(TensorBytes(input, i)));
+        }
+      }
       result_.op_types.push_back(OpType(node));
       result_.flops.push_back(flops);
       std::vector<int32_t> sources;
@@ -844,6 +906,7 @@ class Importer {
     }
     forward.loss_bytes = 4 * result_.batch;  // one float per sample (DESIGN §1)
     forward.loss_cost = 0.0;
+    AttributeBackwardCosts(backward_inputs);
 
     for (const std::string& name : data_inputs_) {
       const auto it = types_.find(name);

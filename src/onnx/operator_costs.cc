@@ -192,4 +192,54 @@ std::optional<double> OpForwardFlops(OpCostRule rule, const OpShapes& shapes) {
   return std::nullopt;
 }
 
+KernelWork OpInputGradientWork(OpCostRule rule, double forward_flops, int64_t output_bytes,
+                               int64_t input_bytes, int64_t other_bytes) {
+  switch (rule) {
+    case Rule::kConv:
+    case Rule::kConvTranspose:
+    case Rule::kGemm:
+    case Rule::kMatMul:
+      // The transposed product: the forward's FLOPs, reading the output gradient and the
+      // other operand, writing the input gradient.
+      return {.flops = forward_flops, .bytes_moved = output_bytes + other_bytes + input_bytes};
+    case Rule::kNary: {
+      // One operation per output element for each input (a copy for Add, a product for Mul).
+      const double out = static_cast<double>(output_bytes / kElementBytes);
+      return {.flops = forward_flops > 0 ? out : 0,
+              .bytes_moved = output_bytes + 2 * input_bytes};
+    }
+    case Rule::kNormalization:
+    case Rule::kElementwise:
+    case Rule::kFree:
+      // Read the output gradient and the input (or output), write the input gradient.
+      return {.flops = forward_flops, .bytes_moved = output_bytes + 2 * input_bytes};
+  }
+  return {};
+}
+
+std::optional<KernelWork> OpWeightGradientWork(OpCostRule rule, double forward_flops,
+                                               int64_t output_bytes, int64_t input_bytes,
+                                               int64_t weight_bytes) {
+  if (weight_bytes == 0) return std::nullopt;
+  const double out = static_cast<double>(output_bytes / kElementBytes);
+  const double in = static_cast<double>(input_bytes / kElementBytes);
+  switch (rule) {
+    case Rule::kConv:
+    case Rule::kConvTranspose:
+    case Rule::kGemm:
+    case Rule::kMatMul:
+      return KernelWork{.flops = forward_flops,
+                        .bytes_moved = output_bytes + input_bytes + weight_bytes};
+    case Rule::kNormalization:
+      return KernelWork{.flops = 2 * in, .bytes_moved = output_bytes + input_bytes + weight_bytes};
+    case Rule::kNary:
+      // A bias or scale: the output gradient reduced onto the operand's shape.
+      return KernelWork{.flops = out, .bytes_moved = output_bytes + weight_bytes};
+    case Rule::kElementwise:
+    case Rule::kFree:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace remat

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zoo/kernel_work.h"
 #include "zoo/layers.h"
 
 namespace remat {
@@ -39,5 +40,21 @@ struct OpShapes {
 // Forward FLOPs of one node (a multiply-accumulate is one FLOP, biases are free, as in the
 // zoo). Returns nullopt when a shape the rule needs is missing or of the wrong rank.
 std::optional<double> OpForwardFlops(OpCostRule rule, const OpShapes& shapes);
+
+// The backward work of one node, by the zoo's rules (docs/onnx.md, "Backward costs"), from
+// its rule, its forward FLOPs and the bytes of the tensors involved (at the graph's batch).
+// `output_bytes` is the node's first output (its gradient is read), `input_bytes` the input
+// the gradient is for, `other_bytes` what else the kernel reads: the weights of a
+// convolution, Gemm or MatMul with a static operand, the other factor of a product of two
+// activations, else 0.
+KernelWork OpInputGradientWork(OpCostRule rule, double forward_flops, int64_t output_bytes,
+                               int64_t input_bytes, int64_t other_bytes);
+// The gradients of a node's static operands, for the rules whose static operands are
+// trainable (convolutions, Gemm, MatMul, normalisations, and n-ary operators such as a bias
+// Add or a scale Mul); nullopt for the others (shapes, pads, indices and clip bounds are not
+// trained) and when `weight_bytes` is 0.
+std::optional<KernelWork> OpWeightGradientWork(OpCostRule rule, double forward_flops,
+                                               int64_t output_bytes, int64_t input_bytes,
+                                               int64_t weight_bytes);
 
 }  // namespace remat

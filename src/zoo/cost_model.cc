@@ -20,16 +20,20 @@ std::optional<CostModel> ParseCostModel(const std::string& name) {
 const char* CostUnit(CostModel model) { return model == CostModel::kFlops ? "flop" : "ms"; }
 
 int64_t LayerBytesMoved(const NetworkBuilder& net, int32_t layer) {
-  const Layer& l = net.layers()[layer];
-  int64_t bytes = l.output_bytes() + l.weights_read * kElementBytes;
-  for (int32_t input : l.inputs) bytes += net.bytes(input);
-  return bytes;
+  return ForwardWork(net, layer).bytes_moved;
 }
 
 double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device) {
   const double compute_s = flops / device.peak_flops_per_s;
   const double memory_s = static_cast<double>(bytes_moved) / device.bandwidth_bytes_per_s;
   return std::max(compute_s, memory_s) * 1e3;
+}
+
+double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* device) {
+  if (model == CostModel::kFlops) {
+    return std::max(work.flops, static_cast<double>(work.bytes_moved / kElementBytes));
+  }
+  return RooflineMs(work.flops, work.bytes_moved, *device);
 }
 
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
@@ -41,12 +45,14 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
   const std::vector<Layer>& layers = net.layers();
   for (int32_t id = 0; id < static_cast<int32_t>(layers.size()); ++id) {
     const Layer& layer = layers[id];
-    const double cost = model == CostModel::kFlops
-                            ? layer.flops
-                            : RooflineMs(layer.flops, LayerBytesMoved(net, id), *device);
+    double backward_cost = 0;
+    for (const BackwardKernel& kernel : BackwardKernels(net, id)) {
+      backward_cost += KernelCost(model, kernel.work, device);
+    }
     forward.nodes.push_back({.name = layer.name,
-                             .cost = cost,
+                             .cost = KernelCost(model, ForwardWork(net, id), device),
                              .bytes = layer.output_bytes(),
+                             .backward_cost = backward_cost,
                              .backward_reads_inputs = layer.backward_reads_inputs});
     std::vector<int32_t> sources;
     for (int32_t input : layer.inputs) {

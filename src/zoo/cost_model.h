@@ -8,12 +8,17 @@
 
 #include "core/training_graph.h"
 #include "zoo/devices.h"
+#include "zoo/kernel_work.h"
 #include "zoo/layers.h"
 
 namespace remat {
 
+// A node's cost is the sum of the costs of the kernels it runs (kernel_work.h).
 enum class CostModel {
-  kFlops,     // cost = the layer's analytic FLOPs (DESIGN §1); unit "flop"
+  // cost = max(analytic FLOPs (DESIGN §1), elements moved): one FLOP per element read or
+  // written is the floor of a memory-bound kernel, so copies and pooling are not free; unit
+  // "flop"
+  kFlops,
   kRoofline,  // cost = max(flops / peak, bytes moved / bandwidth) in milliseconds; unit "ms"
 };
 
@@ -27,10 +32,14 @@ int64_t LayerBytesMoved(const NetworkBuilder& net, int32_t layer);
 // max(flops / peak FLOP/s, bytes / bandwidth), in milliseconds.
 double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device);
 
+// One kernel's cost under `model` (`device` is read by kRoofline only).
+double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* device);
+
 // One forward node per layer (same order, same names, the layer's backward_reads_inputs),
-// one edge per distinct (input layer, layer) pair; the loss holds one float per sample and
-// costs 0. `device` is required by
-// kRoofline (InputError otherwise) and ignored by kFlops.
+// one edge per distinct (input layer, layer) pair. A forward node costs its forward kernel;
+// its backward_cost is the sum over the kernels bwd(i) runs (BackwardKernels). The loss holds
+// one float per sample and costs 0. `device` is required by kRoofline (InputError otherwise)
+// and ignored by kFlops.
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
                             const DeviceSpec* device);
 

@@ -139,7 +139,8 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2D(const std::string& name, Tensor x,
                .parameters = params,
                .trainable_parameters = params,
                .weights_read = params,
-               .flops = flops});
+               .flops = flops,
+               .activation = options.activation});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::DepthwiseConv2D(const std::string& name, Tensor x,
@@ -157,7 +158,8 @@ NetworkBuilder::Tensor NetworkBuilder::DepthwiseConv2D(const std::string& name, 
                .parameters = params,
                .trainable_parameters = params,
                .weights_read = params,
-               .flops = flops});
+               .flops = flops,
+               .activation = options.activation});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, Tensor x,
@@ -182,7 +184,8 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, 
                .parameters = params,
                .trainable_parameters = params,
                .weights_read = params,
-               .flops = flops});
+               .flops = flops,
+               .activation = options.activation});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, int64_t units,
@@ -204,7 +207,8 @@ NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, 
                .parameters = owned,
                .trainable_parameters = owned,
                .weights_read = weights,
-               .flops = flops});
+               .flops = flops,
+               .activation = options.activation});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::BatchNorm(const std::string& name, Tensor x) {

@@ -60,6 +60,7 @@ struct Layer {
   // A product of its inputs (MatMul, attention's P V): the gradient with respect to one input
   // reads the others, which gives the training graph extra edges (ForwardNode's flag).
   bool backward_reads_inputs = false;
+  Activation activation = Activation::kNone;  // fused into a convolution or dense layer
 
   int64_t output_bytes() const { return NumElements(output_shape) * kElementBytes; }
 };

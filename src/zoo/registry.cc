@@ -92,20 +92,15 @@ const ModelSpec& ModelByName(const std::string& name) {
       fmt::format("unknown model '{}'; known models: {}", name, fmt::join(names, ", ")));
 }
 
-BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
+namespace {
+
+// The network at the options' sizes, and the name its graph gets.
+NetworkBuilder BuildNamedNetwork(const std::string& name, const ModelOptions& options,
+                                 std::string& graph_name) {
   const ModelSpec& spec = ModelByName(name);
-  if (options.cost_model == CostModel::kRoofline && !options.device) {
-    throw InputError("the roofline cost model needs a device (--device)");
-  }
-  if (options.device &&
-      (!(options.device->peak_flops_per_s > 0) || !(options.device->bandwidth_bytes_per_s > 0))) {
-    throw InputError(
-        fmt::format("device '{}': peak FLOP/s and bandwidth must be > 0", options.device->name));
-  }
   const int64_t batch =
       Positive(name, "the batch size", options.batch.value_or(spec.default_batch));
   std::optional<NetworkBuilder> net;
-  std::string graph_name;
   if (spec.is_transformer) {
     RejectFor(name, "transformer", "a resolution", options.resolution.has_value());
     RejectFor(name, "transformer", "a class count", options.classes.has_value());
@@ -152,7 +147,30 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
     }
     graph_name = fmt::format("{} (batch {}, {}x{}x3)", name, batch, config.height, config.width);
   }
+  return std::move(*net);
+}
 
+}  // namespace
+
+NetworkBuilder BuildNetwork(const std::string& name, const ModelOptions& options) {
+  std::string graph_name;
+  return BuildNamedNetwork(name, options, graph_name);
+}
+
+BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
+  ModelByName(name);  // an unknown name first
+  if (options.cost_model == CostModel::kRoofline && !options.device) {
+    throw InputError("the roofline cost model needs a device (--device)");
+  }
+  if (options.device &&
+      (!(options.device->peak_flops_per_s > 0) || !(options.device->bandwidth_bytes_per_s > 0))) {
+    throw InputError(
+        fmt::format("device '{}': peak FLOP/s and bandwidth must be > 0", options.device->name));
+  }
+  std::string graph_name;
+  const NetworkBuilder built_net = BuildNamedNetwork(name, options, graph_name);
+  const NetworkBuilder* net = &built_net;
+  const int64_t batch = net->batch();
   BuiltModel built{.forward = ToForwardGraph(*net, graph_name, options.cost_model,
                                              options.device ? &*options.device : nullptr),
                    .info = {.model = name,

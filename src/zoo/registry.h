@@ -73,6 +73,9 @@ struct BuiltModel {
   ModelInfo info;
 };
 
+// The network itself, layer by layer, at the options' sizes (the cost model is not read).
+NetworkBuilder BuildNetwork(const std::string& name, const ModelOptions& options = {});
+
 // Throws InputError for an unknown name, a non-positive size, options that do not apply to
 // the model, a resolution the network cannot take (message names the layer), or kRoofline
 // without a device.

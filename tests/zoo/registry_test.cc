@@ -92,7 +92,8 @@ TEST(RegistryTest, SmallTransformerHasTheBlockFormula) {
 }
 
 // Bytes of every node, the loss and the input grow exactly linearly with the batch; so do
-// FLOPs (every layer's count has the batch as a factor; weights do not scale).
+// FLOPs (every layer's count has the batch as a factor). So do costs, except where a kernel's
+// traffic includes weights, which do not scale: there the cost grows less than linearly.
 class BatchLinearityTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BatchLinearityTest, BytesAndFlopsScaleWithBatch) {
@@ -108,8 +109,15 @@ TEST_P(BatchLinearityTest, BytesAndFlopsScaleWithBatch) {
   ASSERT_EQ(a.forward.nodes.size(), b.forward.nodes.size());
   for (size_t i = 0; i < a.forward.nodes.size(); ++i) {
     EXPECT_EQ(3 * a.forward.nodes[i].bytes, b.forward.nodes[i].bytes) << a.forward.nodes[i].name;
-    EXPECT_DOUBLE_EQ(3 * a.forward.nodes[i].cost, b.forward.nodes[i].cost)
+    EXPECT_DOUBLE_EQ(3 * a.info.layers[i].flops, b.info.layers[i].flops)
         << a.forward.nodes[i].name;
+    if (a.info.layers[i].weights_read == 0) {
+      EXPECT_DOUBLE_EQ(3 * a.forward.nodes[i].cost, b.forward.nodes[i].cost)
+          << a.forward.nodes[i].name;
+    } else {
+      EXPECT_LE(b.forward.nodes[i].cost, 3 * a.forward.nodes[i].cost) << a.forward.nodes[i].name;
+      EXPECT_GE(b.forward.nodes[i].cost, a.forward.nodes[i].cost) << a.forward.nodes[i].name;
+    }
   }
   EXPECT_EQ(3 * a.forward.loss_bytes, b.forward.loss_bytes);
   EXPECT_EQ(3 * a.info.input_bytes, b.info.input_bytes);

@@ -1,0 +1,106 @@
+// Tests of src/zoo/kernel_work.cc and the attribution in ToForwardGraph: each backward node
+// costs the kernels the executor runs in it, checked by hand on a five-layer network.
+#include "zoo/kernel_work.h"
+
+#include <gtest/gtest.h>
+
+#include "zoo/cost_model.h"
+#include "zoo/registry.h"
+
+namespace remat {
+namespace {
+
+// Input 2x8x8x3. a: 3x3 conv, 4 filters, ReLU fused (out 512 elements, FLOPs 9*3*512 + 512 =
+// 14336, 112 weights); b: 1x1 conv of a, 4 filters (2048 FLOPs, 20 weights); add(a, b) (512
+// FLOPs); flatten (0 FLOPs); dense 256 -> 10 with softmax fused (2*256*10 + 20 = 5140 FLOPs,
+// 2570 weights).
+NetworkBuilder FiveLayers() {
+  NetworkBuilder net("five", {2, 8, 8, 3});
+  const int32_t a = net.Conv2D("a", NetworkBuilder::kInput, 4, 3, {.activation = Activation::kRelu});
+  const int32_t b = net.Conv2D("b", a, 4, 1);
+  const int32_t add = net.Add("add", {a, b});
+  const int32_t flat = net.Flatten("flat", add);
+  net.Dense("fc", flat, 10, {.activation = Activation::kSoftmax});
+  return net;
+}
+
+TEST(KernelWorkTest, BackwardNodesCostTheirConsumersKernels) {
+  const ForwardGraph g = ToForwardGraph(FiveLayers(), "five", CostModel::kFlops, nullptr);
+  ASSERT_EQ(g.nodes.size(), 5u);
+  // Forward: max(FLOPs, elements moved). add moves 512 + 512 in and 512 out; flat 512 + 512.
+  EXPECT_DOUBLE_EQ(g.nodes[0].cost, 14336);
+  EXPECT_DOUBLE_EQ(g.nodes[1].cost, 2048);
+  EXPECT_DOUBLE_EQ(g.nodes[2].cost, 1536);
+  EXPECT_DOUBLE_EQ(g.nodes[3].cost, 1024);
+  EXPECT_DOUBLE_EQ(g.nodes[4].cost, 5140);
+  // bwd(fc): the loss gradient only, 3 x 20 elements.
+  EXPECT_DOUBLE_EQ(*g.nodes[4].backward_cost, 60);
+  // bwd(flat): fc's input gradient (5140) and fc's weight gradient (5120: no fused softmax).
+  EXPECT_DOUBLE_EQ(*g.nodes[3].backward_cost, 5140 + 5120);
+  // bwd(add): flatten's gradient, a copy: 512 read twice and 512 written.
+  EXPECT_DOUBLE_EQ(*g.nodes[2].backward_cost, 1536);
+  // bwd(b): add's gradient for its second input; add's first input is a, so no weights here.
+  EXPECT_DOUBLE_EQ(*g.nodes[1].backward_cost, 1536);
+  // bwd(a): b's input gradient (2048) and weight gradient (2048), add's gradient for its first
+  // input (1536), and a's own weight gradient (14336 - 512: a reads the network input).
+  EXPECT_DOUBLE_EQ(*g.nodes[0].backward_cost, 2048 + 2048 + 1536 + 13824);
+}
+
+TEST(KernelWorkTest, ConvolutionBackwardIsAboutTwiceTheForward) {
+  // VGG16's FLOPs are almost all convolutions and dense layers: their backward runs two
+  // products of the forward's size, except block1_conv1's input gradient (the data needs
+  // none). An independent check of the attribution's total.
+  const BuiltModel vgg = BuildModel("vgg16", {.batch = 2});
+  double forward = 0;
+  double backward = 0;
+  for (const ForwardNode& node : vgg.forward.nodes) {
+    forward += node.cost;
+    backward += *node.backward_cost;
+  }
+  EXPECT_GT(backward / forward, 1.9);
+  EXPECT_LT(backward / forward, 2.0);
+}
+
+TEST(KernelWorkTest, EveryWeightGradientIsChargedOnceAndEveryInputGradientOnce) {
+  // Over all backward nodes of every zoo model: each layer with weight gradients has exactly one
+  // weight-gradient kernel (the tied head's included), each layer one input-gradient kernel per
+  // input position that reads a layer, and the loss gradient is in one node.
+  for (const ModelSpec& spec : ZooModels()) {
+    SCOPED_TRACE(spec.name);
+    ModelOptions options{.batch = 1};
+    if (spec.is_transformer) {
+      options.layers = 2;
+      options.seq_length = 16;
+    } else {
+      options.resolution = Resolution{64, 64};
+    }
+    const NetworkBuilder net = BuildNetwork(spec.name, options);
+    const int32_t f = static_cast<int32_t>(net.layers().size());
+    std::vector<int32_t> weights(f, 0), inputs(f, 0);
+    int32_t losses = 0;
+    for (int32_t j = 0; j < f; ++j) {
+      for (const BackwardKernel& kernel : BackwardKernels(net, j)) {
+        if (kernel.kind == GradientKind::kWeights) ++weights[kernel.layer];
+        if (kernel.kind == GradientKind::kInput) ++inputs[kernel.layer];
+        if (kernel.kind == GradientKind::kLoss) ++losses;
+      }
+    }
+    EXPECT_EQ(losses, 1);
+    int32_t tied = 0;
+    for (int32_t id = 0; id < f; ++id) {
+      const Layer& layer = net.layers()[id];
+      SCOPED_TRACE(layer.name);
+      const bool trained = layer.trainable_parameters > 0 ||
+                           (layer.parameters == 0 && layer.weights_read > 0);
+      tied += layer.parameters == 0 && layer.weights_read > 0;
+      EXPECT_EQ(weights[id], trained ? 1 : 0);
+      int32_t layer_inputs = 0;
+      for (int32_t input : layer.inputs) layer_inputs += input != NetworkBuilder::kInput;
+      EXPECT_EQ(inputs[id], layer_inputs);
+    }
+    EXPECT_EQ(tied, spec.is_transformer ? 1 : 0);
+  }
+}
+
+}  // namespace
+}  // namespace remat
