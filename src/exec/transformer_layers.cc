@@ -13,8 +13,6 @@
 namespace remat::exec {
 namespace {
 
-constexpr double kLayerNormEps = 1e-5;  // GPT-2
-
 // Part `part` (0 query, 1 key, 2 value) of the fused (B, S, 3H) tensor as contiguous
 // (B * heads, S, d). The forward and backward kernels both build it this way, so that the
 // matrices bmm sees, strides included, are the ones autograd saved.
@@ -71,7 +69,7 @@ void EmbeddingParameterGradients(const LayerTensors& p, const at::Tensor& tokens
 at::Tensor LayerNormForward(const ExecLayer& layer, const LayerTensors& p, const at::Tensor& x,
                             ForwardState& state) {
   auto [y, mean, rstd] =
-      at::native_layer_norm(x, {x.size(-1)}, p.weight, p.bias, kLayerNormEps);
+      at::native_layer_norm(x, {x.size(-1)}, p.weight, p.bias, layer.epsilon);
   KeepOrCheckStatistics(layer, "layer-norm", mean, rstd, state);
   return y;
 }
