@@ -220,9 +220,10 @@ NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, 
   const int64_t weights = cin * units + (options.use_bias ? units : 0);
   const int32_t tied_to = options.tied_to.value_or(-1);
   if (options.tied_to) {
-    const bool table = tied_to >= 0 && tied_to < static_cast<Tensor>(layers_.size()) &&
-                       layers_[tied_to].kind == LayerKind::kEmbedding &&
-                       layers_[tied_to].vocab == units && layers_[tied_to].output_shape.back() == cin;
+    const bool table =
+        tied_to >= 0 && tied_to < static_cast<Tensor>(layers_.size()) &&
+        layers_[tied_to].kind == LayerKind::kEmbedding && layers_[tied_to].vocab == units &&
+        layers_[tied_to].output_shape.back() == cin;
     if (!table) {
       Fail(name, fmt::format("tied weights must be the token table of an embedding with {} rows "
                              "of width {}", units, cin));
