@@ -9,11 +9,23 @@
 
 namespace remat {
 
+namespace {
+
+// The transformer runs at the zoo's width and depth (GPT-2 small: 12 blocks, hidden 768,
+// 12 heads, vocabulary 50257) on one sequence of 128 tokens: about 30 s a step on one
+// thread of a 2-core CPU, where 256 tokens take a minute (docs/exec.md).
+constexpr int64_t kRunTransformerBatch = 1;
+constexpr int64_t kRunTransformerSeqLength = 128;
+
+}  // namespace
+
 void AddRunModelOptions(CLI::App& command, RunModelArgs& args) {
   command.add_option("--model", args.zoo.model, "zoo model (see remat zoo list)")->required();
   AddModelSizeOptions(command, args.zoo,
-                      fmt::format("{}; image models {} with {} classes", kRunDefaultBatch,
-                                  kRunDefaultResolution, kRunDefaultClasses));
+                      fmt::format("{}; image models {} with {} classes; the transformer "
+                                  "batch {} of {} tokens", kRunDefaultBatch,
+                                  kRunDefaultResolution, kRunDefaultClasses,
+                                  kRunTransformerBatch, kRunTransformerSeqLength));
   command.add_option("--threads", args.threads, "ATen intra-op threads (and CBC's when planning)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
@@ -22,9 +34,12 @@ void AddRunModelOptions(CLI::App& command, RunModelArgs& args) {
 
 ZooModelArgs WithRunDefaults(const ZooModelArgs& args) {
   ZooModelArgs sized = args;
-  if (sized.batch == 0) sized.batch = kRunDefaultBatch;
   const ModelSpec* spec = FindModel(args.model);
-  if (spec != nullptr && !spec->is_transformer) {
+  const bool transformer = spec != nullptr && spec->is_transformer;
+  if (sized.batch == 0) sized.batch = transformer ? kRunTransformerBatch : kRunDefaultBatch;
+  if (transformer) {
+    if (sized.seq_length == 0) sized.seq_length = kRunTransformerSeqLength;
+  } else if (spec != nullptr) {
     if (sized.resolution.empty()) sized.resolution = kRunDefaultResolution;
     if (sized.classes == 0) sized.classes = kRunDefaultClasses;
   }

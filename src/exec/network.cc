@@ -15,8 +15,8 @@
 namespace remat::exec {
 namespace {
 
-constexpr double kBatchNormMomentum = 0.01;  // Keras momentum 0.99
-constexpr double kBatchNormEps = 1e-3;       // Keras default
+// ATen weighs the new batch statistics by its momentum, Keras the old moving ones by its.
+double BatchNormMomentum(const ExecLayer& layer) { return 1.0 - layer.momentum; }
 
 at::Generator SeededGenerator(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
 
@@ -38,7 +38,7 @@ int64_t Groups(const ExecLayer& layer) {
 at::Tensor Convolution(const ExecLayer& layer, const LayerTensors& p, const at::Tensor& x) {
   const bool transposed = layer.kind == LayerKind::kConv2DTranspose;
   return at::convolution(x, p.weight, p.bias, {layer.stride, layer.stride},
-                         {layer.conv_padding, layer.conv_padding}, {1, 1}, transposed, {0, 0},
+                         {layer.pad.top, layer.pad.left}, {1, 1}, transposed, {0, 0},
                          Groups(layer));
 }
 
@@ -101,7 +101,7 @@ at::Tensor ConvolutionBackward(const ExecLayer& layer, const LayerTensors& p, co
   }
   auto [gx, gw, gb] = at::convolution_backward(
       g, x, p.weight, bias_sizes, {layer.stride, layer.stride},
-      {layer.conv_padding, layer.conv_padding}, {1, 1},
+      {layer.pad.top, layer.pad.left}, {1, 1},
       layer.kind == LayerKind::kConv2DTranspose, {0, 0}, Groups(layer), mask);
   if (params) {
     Accumulate(*parameter_gradients, 0, gw);
@@ -299,7 +299,8 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
     case LayerKind::kBatchNorm: {
       auto [y, mean, invstd] = at::native_batch_norm(
           x, p.weight, p.bias, update_running ? p.running_mean : at::Tensor(),
-          update_running ? p.running_var : at::Tensor(), true, kBatchNormMomentum, kBatchNormEps);
+          update_running ? p.running_var : at::Tensor(), true,
+          BatchNormMomentum(layer), layer.epsilon);
       KeepOrCheckStatistics(layer, "batch-norm", mean, invstd, state);
       return y;
     }
@@ -323,14 +324,15 @@ at::Tensor ForwardLayer(const ExecLayer& layer, const LayerTensors& p,
     case LayerKind::kGlobalAvgPool:
       return at::mean(x, {2, 3});
     case LayerKind::kZeroPadding:
-      return at::constant_pad_nd(x, {layer.pad_left, layer.pad_right, layer.pad_top,
-                                     layer.pad_bottom}, 0);
+      return at::constant_pad_nd(x, {layer.pad.left, layer.pad.right, layer.pad.top,
+                                     layer.pad.bottom}, 0);
     case LayerKind::kCropping:
       // Negative padding: a copy of the kept window (the node owns its bytes).
-      return at::constant_pad_nd(x, {-layer.pad_left, -layer.pad_right, -layer.pad_top,
-                                     -layer.pad_bottom}, 0);
+      return at::constant_pad_nd(x, {-layer.pad.left, -layer.pad.right, -layer.pad.top,
+                                     -layer.pad.bottom}, 0);
     case LayerKind::kUpSampling:
-      return at::upsample_nearest2d(x, {x.size(2) * layer.kernel, x.size(3) * layer.kernel});
+      return at::upsample_nearest2d(x, {x.size(2) * layer.upsampling,
+                                        x.size(3) * layer.upsampling});
     case LayerKind::kConcat:
       return at::cat(inputs, 1);
     case LayerKind::kAdd: {
@@ -412,7 +414,7 @@ at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& p, int32_t 
       const bool params = parameter_gradients != nullptr;
       auto [gx, gw, gb] = at::native_batch_norm_backward(
           grad, x, p.weight, p.running_mean, p.running_var, state.save_mean, state.save_invstd,
-          true, kBatchNormEps, {true, params, params});
+          true, layer.epsilon, {true, params, params});
       if (params) {
         Accumulate(*parameter_gradients, 0, gw);
         Accumulate(*parameter_gradients, 1, gb);
@@ -445,11 +447,11 @@ at::Tensor InputGradient(const ExecLayer& layer, const LayerTensors& p, int32_t 
       // mean_backward: sum_backward (unsqueeze, expand), then divide by the reduced count.
       return grad.unsqueeze(2).unsqueeze(3).expand(x.sizes()) / (x.size(2) * x.size(3));
     case LayerKind::kZeroPadding:
-      return at::constant_pad_nd(grad, {-layer.pad_left, -layer.pad_right, -layer.pad_top,
-                                        -layer.pad_bottom}, 0);
+      return at::constant_pad_nd(grad, {-layer.pad.left, -layer.pad.right, -layer.pad.top,
+                                        -layer.pad.bottom}, 0);
     case LayerKind::kCropping:
-      return at::constant_pad_nd(grad, {layer.pad_left, layer.pad_right, layer.pad_top,
-                                        layer.pad_bottom}, 0);
+      return at::constant_pad_nd(grad, {layer.pad.left, layer.pad.right, layer.pad.top,
+                                        layer.pad.bottom}, 0);
     case LayerKind::kUpSampling:
       return at::upsample_nearest2d_backward(grad, {grad.size(2), grad.size(3)}, Sizes(x));
     case LayerKind::kConcat: {
@@ -500,7 +502,7 @@ void ParameterGradientsFromNetworkInput(const ExecLayer& layer, const LayerTenso
   } else if (layer.kind == LayerKind::kBatchNorm) {
     auto [gx, gw, gb] = at::native_batch_norm_backward(
         grad, network_input, p.weight, p.running_mean, p.running_var, state.save_mean,
-        state.save_invstd, true, kBatchNormEps, {false, true, true});
+        state.save_invstd, true, layer.epsilon, {false, true, true});
     Accumulate(parameter_gradients, 0, gw);
     Accumulate(parameter_gradients, 1, gb);
   } else {

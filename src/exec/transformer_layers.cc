@@ -13,8 +13,6 @@
 namespace remat::exec {
 namespace {
 
-constexpr double kLayerNormEps = 1e-5;  // GPT-2
-
 // Part `part` (0 query, 1 key, 2 value) of the fused (B, S, 3H) tensor as contiguous
 // (B * heads, S, d). The forward and backward kernels both build it this way, so that the
 // matrices bmm sees, strides included, are the ones autograd saved.
@@ -61,17 +59,26 @@ at::Tensor EmbeddingForward(const LayerTensors& p, const at::Tensor& tokens) {
 void EmbeddingParameterGradients(const LayerTensors& p, const at::Tensor& tokens,
                                  const at::Tensor& grad,
                                  std::vector<at::Tensor>& parameter_gradients) {
-  // EmbeddingBackward0 (padding_idx -1, no frequency scaling, dense), then the engine's
-  // sum_to of the broadcast add's gradient for the position table.
-  parameter_gradients.at(0).add_(
-      at::embedding_dense_backward(grad, tokens, p.weight.size(0), -1, false));
+  // EmbeddingBackward0 (padding_idx -1, no frequency scaling, dense) returns a zeroed table of
+  // the vocabulary's size with row k = 0 + g_i + g_j + ... over the positions i < j < ... of
+  // token k, in position order; autograd adds it to the gradient (the tied head's part
+  // already there). The same sums are built here on the rows of the tokens that occur only, a
+  // (distinct tokens, H) transient instead of (vocab, H) (154 MB for GPT-2 small), and each
+  // added to its row: the same additions in the same order, so the same bits.
+  const int64_t hidden = grad.size(-1);
+  const auto [distinct, row_of] = at::_unique(tokens.flatten(), /*sorted=*/true,
+                                              /*return_inverse=*/true);
+  at::Tensor rows = at::zeros({distinct.numel(), hidden}, grad.options());
+  rows.index_add_(0, row_of, grad.reshape({-1, hidden}));
+  parameter_gradients.at(0).index_add_(0, distinct, rows);
+  // The engine's sum_to of the broadcast add's gradient for the position table.
   parameter_gradients.at(1).add_(at::sum_to(grad, p.position.sizes()));
 }
 
 at::Tensor LayerNormForward(const ExecLayer& layer, const LayerTensors& p, const at::Tensor& x,
                             ForwardState& state) {
   auto [y, mean, rstd] =
-      at::native_layer_norm(x, {x.size(-1)}, p.weight, p.bias, kLayerNormEps);
+      at::native_layer_norm(x, {x.size(-1)}, p.weight, p.bias, layer.epsilon);
   KeepOrCheckStatistics(layer, "layer-norm", mean, rstd, state);
   return y;
 }

@@ -24,9 +24,7 @@ double FusedActivationFlops(const Layer& layer) {
 }
 
 // A dense layer that reads weights it does not own (GPT-2's head reads the token table).
-bool IsTiedHead(const Layer& layer) {
-  return layer.kind == LayerKind::kDense && layer.parameters == 0 && layer.weights_read > 0;
-}
+bool IsTiedHead(const Layer& layer) { return layer.tied_to >= 0; }
 
 }  // namespace
 

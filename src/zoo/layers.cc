@@ -112,6 +112,26 @@ int64_t NetworkBuilder::OutputLength(const std::string& layer_name, int64_t in, 
   return out;
 }
 
+Shape NetworkBuilder::Window(Layer& layer, const Shape& in, int64_t kernel, int64_t stride,
+                             Padding padding, int64_t channels) const {
+  const int64_t rows = OutputLength(layer.name, in[1], kernel, stride, padding);
+  const int64_t columns = OutputLength(layer.name, in[2], kernel, stride, padding);
+  layer.kernel = kernel;
+  layer.stride = stride;
+  layer.padding = padding;
+  if (padding == Padding::kSame) {
+    // Keras (TensorFlow) 'same': max((out - 1) * stride + kernel - in, 0) zeros, the odd one
+    // at the bottom/right.
+    const int64_t total_rows = std::max<int64_t>((rows - 1) * stride + kernel - in[1], 0);
+    const int64_t total_columns = std::max<int64_t>((columns - 1) * stride + kernel - in[2], 0);
+    layer.pad = {.top = total_rows / 2,
+                 .bottom = total_rows - total_rows / 2,
+                 .left = total_columns / 2,
+                 .right = total_columns - total_columns / 2};
+  }
+  return {in[0], rows, columns, channels};
+}
+
 NetworkBuilder::Tensor NetworkBuilder::Push(Layer layer) {
   for (const Layer& existing : layers_) {
     if (existing.name == layer.name) {
@@ -127,39 +147,35 @@ NetworkBuilder::Tensor NetworkBuilder::Push(Layer layer) {
 NetworkBuilder::Tensor NetworkBuilder::Conv2D(const std::string& name, Tensor x, int64_t filters,
                                               int64_t kernel, ConvOptions options) {
   const Shape in = RequireRank(name, x, 4);
-  const Shape out = {in[0], OutputLength(name, in[1], kernel, options.stride, options.padding),
-                     OutputLength(name, in[2], kernel, options.stride, options.padding), filters};
+  Layer layer{.name = name,
+              .kind = LayerKind::kConv2D,
+              .inputs = {x},
+              .use_bias = options.use_bias,
+              .activation = options.activation};
+  const Shape out = Window(layer, in, kernel, options.stride, options.padding, filters);
   const int64_t params = kernel * kernel * in[3] * filters + (options.use_bias ? filters : 0);
-  const double flops = static_cast<double>(kernel * kernel * in[3]) * Elements(out) +
-                       ActivationFlops(options.activation, out);
-  return Push({.name = name,
-               .kind = LayerKind::kConv2D,
-               .inputs = {x},
-               .output_shape = out,
-               .parameters = params,
-               .trainable_parameters = params,
-               .weights_read = params,
-               .flops = flops,
-               .activation = options.activation});
+  layer.output_shape = out;
+  layer.parameters = layer.trainable_parameters = layer.weights_read = params;
+  layer.flops = static_cast<double>(kernel * kernel * in[3]) * Elements(out) +
+                ActivationFlops(options.activation, out);
+  return Push(std::move(layer));
 }
 
 NetworkBuilder::Tensor NetworkBuilder::DepthwiseConv2D(const std::string& name, Tensor x,
                                                        int64_t kernel, ConvOptions options) {
   const Shape in = RequireRank(name, x, 4);
-  const Shape out = {in[0], OutputLength(name, in[1], kernel, options.stride, options.padding),
-                     OutputLength(name, in[2], kernel, options.stride, options.padding), in[3]};
+  Layer layer{.name = name,
+              .kind = LayerKind::kDepthwiseConv2D,
+              .inputs = {x},
+              .use_bias = options.use_bias,
+              .activation = options.activation};
+  const Shape out = Window(layer, in, kernel, options.stride, options.padding, in[3]);
   const int64_t params = kernel * kernel * in[3] + (options.use_bias ? in[3] : 0);
-  const double flops = static_cast<double>(kernel * kernel) * Elements(out) +
-                       ActivationFlops(options.activation, out);
-  return Push({.name = name,
-               .kind = LayerKind::kDepthwiseConv2D,
-               .inputs = {x},
-               .output_shape = out,
-               .parameters = params,
-               .trainable_parameters = params,
-               .weights_read = params,
-               .flops = flops,
-               .activation = options.activation});
+  layer.output_shape = out;
+  layer.parameters = layer.trainable_parameters = layer.weights_read = params;
+  layer.flops = static_cast<double>(kernel * kernel) * Elements(out) +
+                ActivationFlops(options.activation, out);
+  return Push(std::move(layer));
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, Tensor x,
@@ -177,6 +193,7 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, 
   const int64_t params = kernel * kernel * in[3] * filters + (options.use_bias ? filters : 0);
   const double flops = static_cast<double>(kernel * kernel * filters) * Elements(in) +
                        ActivationFlops(options.activation, out);
+  // `pad` stays 0: a transposed convolution's padding mode is not zeros around its input.
   return Push({.name = name,
                .kind = LayerKind::kConv2DTranspose,
                .inputs = {x},
@@ -185,6 +202,10 @@ NetworkBuilder::Tensor NetworkBuilder::Conv2DTranspose(const std::string& name, 
                .trainable_parameters = params,
                .weights_read = params,
                .flops = flops,
+               .kernel = kernel,
+               .stride = options.stride,
+               .padding = options.padding,
+               .use_bias = options.use_bias,
                .activation = options.activation});
 }
 
@@ -197,7 +218,19 @@ NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, 
   const int64_t cin = in.back();
   const int64_t rows = NumElements(in) / cin;
   const int64_t weights = cin * units + (options.use_bias ? units : 0);
-  const int64_t owned = options.tied ? 0 : weights;
+  const int32_t tied_to = options.tied_to.value_or(-1);
+  if (options.tied_to) {
+    const bool table =
+        tied_to >= 0 && tied_to < static_cast<Tensor>(layers_.size()) &&
+        layers_[tied_to].kind == LayerKind::kEmbedding && layers_[tied_to].vocab == units &&
+        layers_[tied_to].output_shape.back() == cin;
+    if (!table) {
+      Fail(name, fmt::format("tied weights must be the token table of an embedding with {} rows "
+                             "of width {}", units, cin));
+    }
+    if (options.use_bias) Fail(name, "a tied layer has no bias");
+  }
+  const int64_t owned = options.tied_to ? 0 : weights;
   const double flops = static_cast<double>(rows) * static_cast<double>(cin * units) +
                        ActivationFlops(options.activation, out);
   return Push({.name = name,
@@ -208,10 +241,13 @@ NetworkBuilder::Tensor NetworkBuilder::Dense(const std::string& name, Tensor x, 
                .trainable_parameters = owned,
                .weights_read = weights,
                .flops = flops,
-               .activation = options.activation});
+               .use_bias = options.use_bias,
+               .activation = options.activation,
+               .tied_to = tied_to});
 }
 
-NetworkBuilder::Tensor NetworkBuilder::BatchNorm(const std::string& name, Tensor x) {
+NetworkBuilder::Tensor NetworkBuilder::BatchNorm(const std::string& name, Tensor x,
+                                                 double epsilon, double momentum) {
   const Shape in = shape(x);
   const int64_t channels = in.back();
   // gamma and beta are trained; the moving mean and variance are not (Keras counts all four).
@@ -222,10 +258,13 @@ NetworkBuilder::Tensor NetworkBuilder::BatchNorm(const std::string& name, Tensor
                .parameters = 4 * channels,
                .trainable_parameters = 2 * channels,
                .weights_read = 4 * channels,
-               .flops = 4.0 * Elements(in)});
+               .flops = 4.0 * Elements(in),
+               .epsilon = epsilon,
+               .momentum = momentum});
 }
 
-NetworkBuilder::Tensor NetworkBuilder::LayerNorm(const std::string& name, Tensor x) {
+NetworkBuilder::Tensor NetworkBuilder::LayerNorm(const std::string& name, Tensor x,
+                                                 double epsilon) {
   const Shape in = shape(x);
   const int64_t channels = in.back();
   return Push({.name = name,
@@ -235,7 +274,8 @@ NetworkBuilder::Tensor NetworkBuilder::LayerNorm(const std::string& name, Tensor
                .parameters = 2 * channels,
                .trainable_parameters = 2 * channels,
                .weights_read = 2 * channels,
-               .flops = 4.0 * Elements(in)});
+               .flops = 4.0 * Elements(in),
+               .epsilon = epsilon});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Activate(const std::string& name, Tensor x,
@@ -245,16 +285,17 @@ NetworkBuilder::Tensor NetworkBuilder::Activate(const std::string& name, Tensor 
                .kind = LayerKind::kActivation,
                .inputs = {x},
                .output_shape = in,
-               .flops = ActivationFlops(activation, in)});
+               .flops = ActivationFlops(activation, in),
+               .activation = activation});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::MaxPool(const std::string& name, Tensor x, int64_t pool,
                                                PoolOptions options) {
   const Shape in = RequireRank(name, x, 4);
   const int64_t stride = options.stride == 0 ? pool : options.stride;
-  const Shape out = {in[0], OutputLength(name, in[1], pool, stride, options.padding),
-                     OutputLength(name, in[2], pool, stride, options.padding), in[3]};
-  return Push({.name = name, .kind = LayerKind::kMaxPool, .inputs = {x}, .output_shape = out});
+  Layer layer{.name = name, .kind = LayerKind::kMaxPool, .inputs = {x}};
+  layer.output_shape = Window(layer, in, pool, stride, options.padding, in[3]);
+  return Push(std::move(layer));
 }
 
 NetworkBuilder::Tensor NetworkBuilder::AvgPool(const std::string& name, Tensor x, int64_t pool,
@@ -279,7 +320,8 @@ NetworkBuilder::Tensor NetworkBuilder::ZeroPad(const std::string& name, Tensor x
   return Push({.name = name,
                .kind = LayerKind::kZeroPadding,
                .inputs = {x},
-               .output_shape = {in[0], in[1] + top + bottom, in[2] + left + right, in[3]}});
+               .output_shape = {in[0], in[1] + top + bottom, in[2] + left + right, in[3]},
+               .pad = {.top = top, .bottom = bottom, .left = left, .right = right}});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Crop(const std::string& name, Tensor x, int64_t top,
@@ -293,7 +335,8 @@ NetworkBuilder::Tensor NetworkBuilder::Crop(const std::string& name, Tensor x, i
   return Push({.name = name,
                .kind = LayerKind::kCropping,
                .inputs = {x},
-               .output_shape = {in[0], in[1] - top - bottom, in[2] - left - right, in[3]}});
+               .output_shape = {in[0], in[1] - top - bottom, in[2] - left - right, in[3]},
+               .pad = {.top = top, .bottom = bottom, .left = left, .right = right}});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::UpSample(const std::string& name, Tensor x, int64_t factor) {
@@ -302,7 +345,8 @@ NetworkBuilder::Tensor NetworkBuilder::UpSample(const std::string& name, Tensor 
   return Push({.name = name,
                .kind = LayerKind::kUpSampling,
                .inputs = {x},
-               .output_shape = {in[0], in[1] * factor, in[2] * factor, in[3]}});
+               .output_shape = {in[0], in[1] * factor, in[2] * factor, in[3]},
+               .upsampling = factor});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::Concat(const std::string& name,
@@ -356,8 +400,13 @@ NetworkBuilder::Tensor NetworkBuilder::Reshape(const std::string& name, Tensor x
   return Push({.name = name, .kind = LayerKind::kReshape, .inputs = {x}, .output_shape = out});
 }
 
-NetworkBuilder::Tensor NetworkBuilder::Dropout(const std::string& name, Tensor x) {
-  return Push({.name = name, .kind = LayerKind::kDropout, .inputs = {x}, .output_shape = shape(x)});
+NetworkBuilder::Tensor NetworkBuilder::Dropout(const std::string& name, Tensor x, double rate) {
+  if (!(rate >= 0 && rate < 1)) Fail(name, fmt::format("dropout rate {} is not in [0, 1)", rate));
+  return Push({.name = name,
+               .kind = LayerKind::kDropout,
+               .inputs = {x},
+               .output_shape = shape(x),
+               .dropout_rate = rate});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::MatMul(const std::string& name, Tensor a, Tensor b) {
@@ -390,7 +439,8 @@ NetworkBuilder::Tensor NetworkBuilder::Embedding(const std::string& name, Tensor
                .trainable_parameters = params,
                // a lookup reads one token row and one position row per output vector
                .weights_read = 2 * in[0] * in[1] * hidden,
-               .flops = 0});
+               .flops = 0,
+               .vocab = vocab});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::AttentionScores(const std::string& name, Tensor qkv,
@@ -409,13 +459,36 @@ NetworkBuilder::Tensor NetworkBuilder::AttentionScores(const std::string& name, 
                .kind = LayerKind::kMatMul,
                .inputs = {qkv},
                .output_shape = out,
-               .flops = flops});
+               .flops = flops,
+               .attention = AttentionPart::kScores,
+               .heads = heads,
+               .head_size = hidden / heads});
+}
+
+NetworkBuilder::Tensor NetworkBuilder::AttentionSoftmax(const std::string& name, Tensor scores) {
+  if (scores < 0 || layers_.at(scores).attention != AttentionPart::kScores) {
+    Fail(name, "the attention softmax reads attention scores");
+  }
+  const Layer& s = layers_[scores];
+  return Push({.name = name,
+               .kind = LayerKind::kActivation,
+               .inputs = {scores},
+               .output_shape = s.output_shape,
+               .flops = ActivationFlops(Activation::kSoftmax, s.output_shape),
+               .activation = Activation::kSoftmax,
+               .attention = AttentionPart::kSoftmax,
+               .heads = s.heads,
+               .head_size = s.head_size});
 }
 
 NetworkBuilder::Tensor NetworkBuilder::AttentionContext(const std::string& name, Tensor probs,
                                                         Tensor qkv, int64_t heads) {
   const Shape p = RequireRank(name, probs, 4);
   const Shape in = RequireRank(name, qkv, 3);
+  if (heads < 1 || in[2] % (3 * heads) != 0) {
+    Fail(name, fmt::format("the fused query/key/value width {} is not 3 x heads ({}) x head size",
+                           in[2], heads));
+  }
   const int64_t hidden = in[2] / 3;
   if (p != Shape{in[0], heads, in[1], in[1]}) {
     Fail(name, fmt::format("attention probabilities {} do not match {} with {} heads",
@@ -428,7 +501,10 @@ NetworkBuilder::Tensor NetworkBuilder::AttentionContext(const std::string& name,
                .inputs = {probs, qkv},
                .output_shape = {in[0], in[1], hidden},
                .flops = flops,
-               .backward_reads_inputs = true});  // d/dP = grad V^T, d/dV = P^T grad
+               .backward_reads_inputs = true,  // d/dP = grad V^T, d/dV = P^T grad
+               .attention = AttentionPart::kContext,
+               .heads = heads,
+               .head_size = hidden / heads});
 }
 
 }  // namespace remat

@@ -43,7 +43,7 @@ NetworkBuilder BuildMobileNetV1(const ImageConfig& config) {
   }
   x = net.GlobalAvgPool("global_average_pooling2d", x);
   x = net.Reshape("reshape_1", x, {1, 1, 1024});
-  x = net.Dropout("dropout", x);
+  x = net.Dropout("dropout", x, 1e-3);  // keras mobilenet.py's default rate
   x = net.Conv2D("conv_preds", x, config.classes, 1);
   x = net.Reshape("reshape_2", x, {config.classes});
   net.Activate("act_softmax", x, Activation::kSoftmax);

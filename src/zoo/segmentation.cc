@@ -73,9 +73,9 @@ NetworkBuilder BuildFcn8Vgg(const ImageConfig& config) {
   const std::vector<Tensor> f = AddVggBlocks(net, 16, 5);
   const int64_t classes = config.classes;
   Tensor o = net.Conv2D("conv2d_5", f[4], 4096, 7, {.activation = Activation::kRelu});
-  o = net.Dropout("dropout", o);
+  o = net.Dropout("dropout", o, 0.5);
   o = net.Conv2D("conv2d_6", o, 4096, 1, {.activation = Activation::kRelu});
-  o = net.Dropout("dropout_1", o);
+  o = net.Dropout("dropout_1", o, 0.5);
   o = net.Conv2D("conv2d_7", o, classes, 1);
   const ConvOptions up = {.stride = 2, .padding = Padding::kValid, .use_bias = false};
   o = net.Conv2DTranspose("conv2d_transpose", o, classes, 4, up);

@@ -117,8 +117,8 @@ TEST_P(ExecutorTest, ChenGreedyAtTightBudgetMatchesAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ExecutorTest,
-                         testing::Values("vgg16", "segnet", "mobilenet", "unet", "resnet50",
-                                         "transformer"),
+                         testing::Values("vgg16", "vgg19", "segnet", "mobilenet", "unet",
+                                         "resnet50", "transformer"),
                          [](const auto& info) { return info.param; });
 
 // The LP and MILP grow as T^2 + T|E|: solved on the smallest graphs (VGG16's 45 nodes, the

@@ -90,9 +90,8 @@ TEST(KernelWorkTest, EveryWeightGradientIsChargedOnceAndEveryInputGradientOnce) 
     for (int32_t id = 0; id < f; ++id) {
       const Layer& layer = net.layers()[id];
       SCOPED_TRACE(layer.name);
-      const bool trained = layer.trainable_parameters > 0 ||
-                           (layer.parameters == 0 && layer.weights_read > 0);
-      tied += layer.parameters == 0 && layer.weights_read > 0;
+      const bool trained = layer.trainable_parameters > 0 || layer.tied_to >= 0;
+      tied += layer.tied_to >= 0;
       EXPECT_EQ(weights[id], trained ? 1 : 0);
       int32_t layer_inputs = 0;
       for (int32_t input : layer.inputs) layer_inputs += input != NetworkBuilder::kInput;

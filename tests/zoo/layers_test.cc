@@ -84,13 +84,27 @@ TEST(DenseTest, BatchTimesInputsTimesOutputs) {
 }
 
 TEST(DenseTest, AppliesToTheLastAxisAndTiedOwnsNothing) {
-  NetworkBuilder net("t", {2, 3, 4});
-  const T y = net.Dense("head", NetworkBuilder::kInput, 6, {.use_bias = false, .tied = true});
+  NetworkBuilder net("t", {2, 3});
+  const T embedding = net.Embedding("embedding", NetworkBuilder::kInput, 6, 4);  // (2, 3, 4)
+  const T y = net.Dense("head", embedding, 6, {.use_bias = false, .tied_to = embedding});
   const Layer& l = net.layers()[y];
   EXPECT_EQ(l.output_shape, (Shape{2, 3, 6}));
   EXPECT_DOUBLE_EQ(l.flops, 144);  // 2*3 rows * 4 * 6
   EXPECT_EQ(l.parameters, 0);
   EXPECT_EQ(l.weights_read, 24);  // the tied 4x6 matrix is still read
+  EXPECT_EQ(l.tied_to, embedding);
+}
+
+TEST(DenseTest, TiedWeightsMustBeAnEmbeddingsTable) {
+  NetworkBuilder net("t", {2, 3});
+  const T embedding = net.Embedding("embedding", NetworkBuilder::kInput, 6, 4);
+  const T dense = net.Dense("dense", embedding, 6, {.use_bias = false});
+  // The table is 6 x 4: 5 units, a dense layer, or a bias cannot be tied to it.
+  EXPECT_THROW(net.Dense("five", embedding, 5, {.use_bias = false, .tied_to = embedding}),
+               InputError);
+  EXPECT_THROW(net.Dense("dense_tied", embedding, 6, {.use_bias = false, .tied_to = dense}),
+               InputError);
+  EXPECT_THROW(net.Dense("biased", embedding, 6, {.tied_to = embedding}), InputError);
 }
 
 TEST(NormalizationTest, BatchNormHasFourStatisticsTwoTrainable) {
@@ -112,7 +126,7 @@ TEST(ZeroCostLayersTest, DataMovementCostsNothing) {
   const T up = net.UpSample("up", avg, 2);
   const T cat = net.Concat("cat", {up, NetworkBuilder::kInput});
   const T crop = net.Crop("crop", cat, 0, 1, 0, 2);
-  const T drop = net.Dropout("drop", crop);
+  const T drop = net.Dropout("drop", crop, 0.5);
   const T gap = net.GlobalAvgPool("gap", drop);
   const T flat = net.Flatten("flat", cat);
   const T reshape = net.Reshape("reshape", flat, {64, 8});
@@ -156,7 +170,7 @@ TEST(AttentionTest, ScoresAndContextShapesAndFlops) {
   const T x = net.Embedding("embedding", NetworkBuilder::kInput, 100, 32);
   const T qkv = net.Dense("qkv", x, 96);
   const T scores = net.AttentionScores("scores", qkv, 4);
-  const T probs = net.Activate("softmax", scores, Activation::kSoftmax);
+  const T probs = net.AttentionSoftmax("softmax", scores);
   const T context = net.AttentionContext("context", probs, qkv, 4);
   EXPECT_EQ(net.layers()[x].parameters, 3712);  // (100 tokens + 16 positions) * 32
   EXPECT_EQ(net.shape(scores), (Shape{2, 4, 16, 16}));

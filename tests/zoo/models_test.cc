@@ -2,7 +2,11 @@
 // totals, and output shapes at named layers.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "core/training_graph.h"
 #include "zoo/registry.h"
@@ -187,6 +191,42 @@ TEST(ResolutionTest, Fcn8CropsTheUpsampledScoreAtOddSizes) {
   const Graph graph = BuildModelTrainingGraph("fcn8", options);
   EXPECT_EQ(graph.size(), 73);
   EXPECT_EQ(graph.edges().size(), 149u);
+}
+
+// FNV-1a over the fields of every layer that shape a graph (name, kind, inputs, output shape,
+// parameter counts, weights read, FLOPs, the product-rule flag), at the default sizes. The
+// digests were taken before the layers recorded their hyper-parameters: recording them must
+// not change any zoo graph.
+uint64_t LayerDigest(const std::string& model) {
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](const std::string& text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+    hash = (hash ^ 0xff) * 1099511628211ull;  // field separator
+  };
+  for (const Layer& layer : BuildModel(model).info.layers) {
+    mix(layer.name);
+    mix(LayerKindName(layer.kind));
+    for (int32_t input : layer.inputs) mix(std::to_string(input));
+    mix(FormatShape(layer.output_shape));
+    mix(std::to_string(layer.parameters));
+    mix(std::to_string(layer.trainable_parameters));
+    mix(std::to_string(layer.weights_read));
+    mix(fmt::format("{:.17g}", layer.flops));
+    mix(layer.backward_reads_inputs ? "reads" : "-");
+  }
+  return hash;
+}
+
+TEST(ZooGraphsUnchangedTest, LayerRecordsKeepTheirDigests) {
+  const std::pair<const char*, uint64_t> expected[] = {
+      {"vgg16", 4085788711237995180ull},     {"vgg19", 6167521016646049925ull},
+      {"resnet50", 2861938899936935859ull},  {"mobilenet", 17526428866721407483ull},
+      {"unet", 2064149904825741503ull},      {"fcn8", 7631001217206497987ull},
+      {"segnet", 11454899365955819471ull},   {"transformer", 15694540343810896270ull},
+  };
+  for (const auto& [model, digest] : expected) {
+    EXPECT_EQ(LayerDigest(model), digest) << model;
+  }
 }
 
 }  // namespace
