@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/commands.h"
@@ -50,7 +51,7 @@ void PrintCostComparison(const Graph& graph, const CostProfile& profile) {
   fmt::print("zero-FLOP nodes: {} taking {:.1f}% of the measured step\n", c.zero_cost_nodes,
              100 * c.zero_cost_measured_share);
   // Forward nodes run their own layer; a backward node bwd(j) runs the backward kernels of j's
-  // consumers (DESIGN §1's edges), while the FLOP model charges it twice j's forward.
+  // consumers (DESIGN §1's edges), and the zoo charges it theirs.
   const int32_t loss = *graph.loss();
   for (const bool forward : {true, false}) {
     std::vector<double> part_flops, part_measured;
@@ -72,6 +73,31 @@ void PrintCostComparison(const Graph& graph, const CostProfile& profile) {
   }
 }
 
+// The zoo's workspace estimates against the measured ones: the largest of each, and the nodes
+// the estimate misses by the most.
+void PrintWorkspaceComparison(const Graph& graph, const CostProfile& profile) {
+  int32_t largest_estimated = 0, largest_measured = 0, worst = 0;
+  int64_t worst_error = -1;
+  for (int32_t v = 0; v < graph.size(); ++v) {
+    const int64_t estimated = graph.node(v).workspace_bytes;
+    const int64_t measured = profile.nodes[v].workspace_bytes.value_or(0);
+    if (estimated > graph.node(largest_estimated).workspace_bytes) largest_estimated = v;
+    if (measured > profile.nodes[largest_measured].workspace_bytes.value_or(0)) {
+      largest_measured = v;
+    }
+    if (std::abs(measured - estimated) > worst_error) {
+      worst_error = std::abs(measured - estimated);
+      worst = v;
+    }
+  }
+  fmt::print("workspace: largest estimated {} B ({}), largest measured {} B ({}); largest "
+             "error {} B at {} (estimated {} B, measured {} B)\n",
+             graph.node(largest_estimated).workspace_bytes, graph.node(largest_estimated).name,
+             profile.nodes[largest_measured].workspace_bytes.value_or(0),
+             graph.node(largest_measured).name, worst_error, graph.node(worst).name,
+             graph.node(worst).workspace_bytes, profile.nodes[worst].workspace_bytes.value_or(0));
+}
+
 int RunProfile(ProfileArgs args) {
   args.options.threads = args.model.threads;
   const BuiltModel model = BuildRunModel(args.model);
@@ -85,6 +111,7 @@ int RunProfile(ProfileArgs args) {
   fmt::print(stderr, "remat-run: profiled {} nodes of {} ({:.3f} ms per step) into {}\n",
              profile.nodes.size(), graph.name(), total, args.output);
   PrintCostComparison(graph, profile);
+  PrintWorkspaceComparison(graph, profile);
   return kExitOk;
 }
 

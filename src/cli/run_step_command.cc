@@ -79,6 +79,7 @@ int RunStep(const StepArgs& args) {
         {"gradients_bitwise_equal", cmp.bitwise_equal},
         {"max_abs_gradient_diff", cmp.max_abs_diff},
         {"predicted_peak_bytes", step.predicted_peak_bytes},
+        {"predicted_tensor_peak_bytes", step.predicted_tensor_peak_bytes},
         {"tensor_peak_bytes", step.tensor_peak_bytes},
         {"measured_peak_bytes", step.measured_peak_bytes},
         {"fixed_bytes", fixed}, {"allocator_fixed_bytes", step.fixed_bytes},

@@ -110,6 +110,7 @@ int RunTrain(const TrainArgs& args) {
         {"gradients_bitwise_equal", OptionalJson(report.gradients_bitwise_equal)},
         {"max_abs_gradient_diff", OptionalJson(report.max_abs_gradient_diff)},
         {"predicted_peak_bytes", peak.predicted_peak_bytes},
+        {"predicted_tensor_peak_bytes", peak.predicted_tensor_peak_bytes},
         {"tensor_peak_bytes", peak.tensor_peak_bytes},
         {"measured_peak_bytes", peak.measured_peak_bytes},
         {"largest_transient_bytes", peak.largest_transient_bytes},

@@ -261,6 +261,12 @@ std::vector<int32_t> Graph::forward_nodes() const {
   return ids;
 }
 
+Graph WithoutWorkspace(const Graph& graph) {
+  std::vector<Node> nodes = graph.nodes();
+  for (Node& node : nodes) node.workspace_bytes = 0;
+  return Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name());
+}
+
 bool HasForwardPass(const Graph& graph) {
   return graph.has_training_structure() && !graph.forward_nodes().empty();
 }

@@ -80,6 +80,10 @@ class Graph {
   std::optional<int32_t> loss_;
 };
 
+// The same graph with every workspace_bytes set to 0: its plans hold the same tensors, so
+// its simulated peak is what the node outputs alone reach.
+Graph WithoutWorkspace(const Graph& graph);
+
 // True when strategies built on the forward pass apply: the graph is labeled and has at least
 // one forward node (a graph of only a loss node is labeled but has no forward pass).
 bool HasForwardPass(const Graph& graph);

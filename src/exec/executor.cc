@@ -128,7 +128,9 @@ StepResult Executor::Run(const Plan& plan, uint64_t dropout_seed) {
   CountingAllocator& counter = CountingAllocator::Install();
   BeginStep(dropout_seed);
   std::vector<int32_t> evaluations(graph_.size(), 0);
-  StepResult result{.predicted_peak_bytes = simulated.peak_bytes};
+  StepResult result{
+      .predicted_peak_bytes = simulated.peak_bytes,
+      .predicted_tensor_peak_bytes = Simulate(WithoutWorkspace(graph_), plan).peak_bytes};
   int64_t held_bytes = 0;
 
   const auto start = std::chrono::steady_clock::now();

@@ -15,9 +15,11 @@ namespace remat::exec {
 
 struct StepResult {
   double loss = 0;                  // mean of the per-sample losses
-  int64_t predicted_peak_bytes = 0;  // the simulator's peak of the plan
+  int64_t predicted_peak_bytes = 0;  // the simulator's peak of the plan, workspace included
+  // The simulator's peak of the plan counting node outputs only (no workspace).
+  int64_t predicted_tensor_peak_bytes = 0;
   // Largest sum of node tensors held by the executor at a compute, counting the new output:
-  // the simulator's quantity measured on real tensors (equal by construction and checked).
+  // predicted_tensor_peak_bytes measured on real tensors (equal by construction and checked).
   int64_t tensor_peak_bytes = 0;
   // The counting allocator's peak during the step minus the bytes live before it:
   // activations plus every transient (kernel workspace, index tensors, gradient temporaries).

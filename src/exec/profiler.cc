@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "exec/counting_allocator.h"
 #include "exec/executor.h"
 
 #include <ATen/Parallel.h>
@@ -25,20 +26,29 @@ CostProfile ProfileGraph(Network& network, const Graph& graph, const ProfileOpti
                                               network.info().batch,
                                               FormatShape(network.info().input_shape),
                                               options.threads, options.warmup, options.repeats)};
+  CountingAllocator& counter = CountingAllocator::Install();
   for (int32_t v = 0; v < graph.size(); ++v) {
     for (int32_t k = 0; k < options.warmup; ++k) executor.ComputeNode(v, true);
     std::vector<double> times_ms;
+    int64_t workspace = 0;
     for (int32_t k = 0; k < std::max(options.repeats, 1); ++k) {
+      const int64_t live_before = counter.live_bytes();
+      counter.ResetPeak();
       const auto start = std::chrono::steady_clock::now();
       at::Tensor value = executor.ComputeNode(v, true);
+      // Allocated and released inside the node, above its output (Node::workspace_bytes).
+      workspace = std::max(workspace, counter.peak_bytes() - live_before -
+                                          static_cast<int64_t>(value.nbytes()));
       value = at::Tensor();  // the free is part of the node's cost
       times_ms.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());
     }
     std::nth_element(times_ms.begin(), times_ms.begin() + times_ms.size() / 2, times_ms.end());
-    profile.nodes.push_back(
-        {.id = v, .name = graph.node(v).name, .cost_ms = times_ms[times_ms.size() / 2]});
+    profile.nodes.push_back({.id = v,
+                             .name = graph.node(v).name,
+                             .cost_ms = times_ms[times_ms.size() / 2],
+                             .workspace_bytes = workspace});
   }
   executor.ClearValues();
   network.ZeroGradients();

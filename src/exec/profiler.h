@@ -19,7 +19,9 @@ struct ProfileOptions {
 // Computes every node once in order (all values kept), then times each node alone from those
 // values: `warmup` untimed and `repeats` timed evaluations, median in milliseconds. A backward
 // node's time includes its parameter-gradient kernels and its transient recomputations
-// (max-pool indices, dropout masks).
+// (max-pool indices, dropout masks). Each node's workspace_bytes is the most memory the
+// counting allocator saw allocated during a timed evaluation above what was live before it and
+// the node's output (kernel scratch, gradient temporaries).
 CostProfile ProfileGraph(Network& network, const Graph& graph, const ProfileOptions& options);
 
 }  // namespace remat::exec

@@ -783,6 +783,10 @@ class Importer {
     ForwardGraph& forward = result_.forward;
     const DeviceSpec* device = options_.device ? &*options_.device : nullptr;
     std::vector<double> cost(nodes.size(), 0.0);
+    // Workspace (docs/onnx.md): a gradient contribution after the first is a temporary of the
+    // value's size; a weight gradient is a fresh tensor of the weights' size.
+    std::vector<int32_t> contributions(nodes.size(), 0);
+    std::vector<int64_t> weight_gradient(nodes.size(), 0);
     for (size_t i = 0; i < nodes.size(); ++i) {
       const BackwardInputs& node = nodes[i];
       if (!node.rule) continue;
@@ -795,13 +799,19 @@ class Importer {
         cost[source] += KernelCost(
             options_.cost_model,
             OpInputGradientWork(*node.rule, node.flops, node.output_bytes, bytes, other), device);
+        ++contributions[source];
       }
       const int64_t input = node.activations.empty() ? 0 : node.activations[0].second;
       if (const std::optional<KernelWork> weights = OpWeightGradientWork(
               *node.rule, node.flops, node.output_bytes, input, node.weight_bytes)) {
         const size_t owner = node.activations.empty() ? i : node.activations[0].first;
         cost[owner] += KernelCost(options_.cost_model, *weights, device);
+        weight_gradient[owner] = std::max(weight_gradient[owner], node.weight_bytes);
       }
+    }
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      forward.nodes[j].backward_workspace_bytes =
+          (contributions[j] > 1 ? forward.nodes[j].bytes : 0) + weight_gradient[j];
     }
     if (!nodes.empty()) {
       cost.back() += KernelCost(options_.cost_model,

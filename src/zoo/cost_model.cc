@@ -53,6 +53,8 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
                              .cost = KernelCost(model, ForwardWork(net, id), device),
                              .bytes = layer.output_bytes(),
                              .backward_cost = backward_cost,
+                             .workspace_bytes = ForwardWorkspaceBytes(net, id),
+                             .backward_workspace_bytes = BackwardWorkspaceBytes(net, id),
                              .backward_reads_inputs = layer.backward_reads_inputs});
     std::vector<int32_t> sources;
     for (int32_t input : layer.inputs) {

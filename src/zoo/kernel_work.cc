@@ -1,6 +1,8 @@
 // The kernels of forward and backward nodes and their analytic work (docs/zoo.md).
 #include "zoo/kernel_work.h"
 
+#include <algorithm>
+
 #include "core/errors.h"
 
 namespace remat {
@@ -26,7 +28,134 @@ double FusedActivationFlops(const Layer& layer) {
 // A dense layer that reads weights it does not own (GPT-2's head reads the token table).
 bool IsTiedHead(const Layer& layer) { return layer.tied_to >= 0; }
 
+// The gradient before a fused activation: a fresh tensor of the output's size.
+int64_t FusedGradientBytes(const Layer& layer) {
+  return FusedActivationFlops(layer) > 0 ? layer.output_bytes() : 0;
+}
+
+bool IsConvolution(const Layer& layer) {
+  return layer.kind == LayerKind::kConv2D || layer.kind == LayerKind::kDepthwiseConv2D ||
+         layer.kind == LayerKind::kConv2DTranspose;
+}
+
+// A convolution that libtorch's CPU backend runs through oneDNN with blocked copies of its
+// operands; a 1x1 stride-1 convolution runs as a matrix product on the tensors as they are.
+bool ReordersOperands(const Layer& layer) {
+  return IsConvolution(layer) && (layer.kernel > 1 || layer.stride > 1);
+}
+
+int64_t WeightBytes(const Layer& layer) { return layer.trainable_parameters * kElementBytes; }
+
+int64_t InputGradientWorkspace(const NetworkBuilder& net, int32_t id, int32_t position) {
+  const Layer& layer = net.layers()[id];
+  const int64_t x = net.bytes(layer.inputs.at(position));
+  const int64_t out = layer.output_bytes();
+  switch (layer.kind) {
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kConv2DTranspose:
+      // Blocked copies of the output gradient and the input gradient, or of the weights when
+      // they are larger (measured, docs/zoo.md "Workspace").
+      return FusedGradientBytes(layer) +
+             (ReordersOperands(layer) ? std::max(out + x, WeightBytes(layer)) : 0);
+    case LayerKind::kDense:
+      return FusedGradientBytes(layer);
+    case LayerKind::kBatchNorm:
+      return x;  // the centred input inside native_batch_norm_backward
+    case LayerKind::kMaxPool:
+      // The recomputed output and its int64 indices; the values are released before the
+      // input gradient (the node's output) is allocated.
+      return std::max(2 * out, 3 * out - x);
+    case LayerKind::kDropout:
+      return x;  // the regenerated mask
+    case LayerKind::kActivation:
+      return layer.attention == AttentionPart::kSoftmax ? out : 0;  // before the scale
+    case LayerKind::kMatMul:
+      // Per-head copies of the operands and one part of the qkv gradient.
+      return layer.attention == AttentionPart::kScores ? x : out + x / 3;
+    default:
+      return 0;
+  }
+}
+
+int64_t WeightGradientWorkspace(const NetworkBuilder& net, int32_t id) {
+  const Layer& layer = net.layers()[id];
+  switch (layer.kind) {
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kConv2DTranspose:
+    case LayerKind::kBatchNorm:
+    case LayerKind::kLayerNorm:
+      return WeightBytes(layer);  // returned fresh, then added
+    case LayerKind::kEmbedding:
+      return layer.output_bytes();  // the gradient rows of the tokens that occur, at most
+    default:
+      return 0;  // dense layers accumulate in place (addmm_)
+  }
+}
+
 }  // namespace
+
+int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id) {
+  const Layer& layer = net.layers()[id];
+  const int64_t out = layer.output_bytes();
+  const int64_t x = layer.inputs.empty() ? 0 : net.bytes(layer.inputs[0]);
+  switch (layer.kind) {
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kConv2DTranspose:
+    case LayerKind::kDense: {
+      const int64_t softmax = layer.activation == Activation::kSoftmax ? out : 0;  // out of place
+      // Blocked copies: the output, or the input and the weights.
+      const int64_t reorders =
+          ReordersOperands(layer) ? std::max(out, x + WeightBytes(layer)) : 0;
+      return softmax + reorders;
+    }
+    case LayerKind::kMaxPool:
+      return 2 * out;  // int64 indices
+    case LayerKind::kDropout:
+      return x;  // the mask
+    case LayerKind::kAdd:
+      return layer.inputs.size() > 2 ? out : 0;  // partial sums
+    case LayerKind::kEmbedding:
+      return out;  // the token rows, before the positions are added
+    case LayerKind::kActivation:
+      return layer.attention == AttentionPart::kSoftmax ? out : 0;  // the scaled scores
+    case LayerKind::kMatMul:
+      // Scores: Q and K per head; context: V per head and the product before its reshape.
+      return layer.attention == AttentionPart::kScores
+                 ? 2 * x / 3
+                 : out + net.bytes(layer.inputs.back()) / 3;
+    default:
+      return 0;
+  }
+}
+
+int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j) {
+  const int64_t gradient = net.bytes(j);
+  const std::vector<BackwardKernel> kernels = BackwardKernels(net, j);
+  int64_t workspace = 0;
+  bool have_gradient = false;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const BackwardKernel& kernel = kernels[k];
+    if (kernel.kind == GradientKind::kWeights) continue;  // counted with its input gradient
+    int64_t during = kernel.workspace_bytes;
+    // A consumer's weight gradients run in the same call as its input gradient.
+    if (k + 1 < kernels.size() && kernels[k + 1].kind == GradientKind::kWeights &&
+        kernels[k + 1].layer == kernel.layer) {
+      during += kernels[k + 1].workspace_bytes;
+    }
+    if (have_gradient) during += gradient;  // a second contribution, added into the first
+    have_gradient = true;
+    workspace = std::max(workspace, during);
+  }
+  // j's own weight gradients (j reads the network input) run last, beside the whole gradient.
+  if (!kernels.empty() && kernels.back().kind == GradientKind::kWeights &&
+      kernels.back().layer == j) {
+    workspace = std::max(workspace, kernels.back().workspace_bytes);
+  }
+  return workspace;
+}
 
 KernelWork ForwardWork(const NetworkBuilder& net, int32_t id) {
   const Layer& layer = net.layers()[id];
@@ -112,8 +241,11 @@ std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j
   const int32_t f = static_cast<int32_t>(layers.size());
   std::vector<BackwardKernel> kernels;
   if (j == f - 1) {
-    kernels.push_back(
-        {j, GradientKind::kLoss, LossGradientWork(layers[j].output_bytes())});
+    // Logits (no softmax in the last layer) go through log-softmax: the log-probabilities and
+    // their gradient are temporaries of the output's size.
+    const bool logits = layers[j].activation != Activation::kSoftmax;
+    kernels.push_back({j, GradientKind::kLoss, LossGradientWork(layers[j].output_bytes()),
+                       logits ? 2 * layers[j].output_bytes() : 0});
   }
   for (int32_t c = j + 1; c < f; ++c) {
     const Layer& consumer = layers[c];
@@ -122,15 +254,19 @@ std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j
          ++position) {
       if (consumer.inputs[position] != j) continue;
       reads = true;
-      kernels.push_back({c, GradientKind::kInput, InputGradientWork(net, c, position)});
+      kernels.push_back({c, GradientKind::kInput, InputGradientWork(net, c, position),
+                         InputGradientWorkspace(net, c, position)});
     }
     if (reads && consumer.inputs[0] == j && HasWeightGradient(consumer)) {
-      kernels.push_back({c, GradientKind::kWeights, WeightGradientWork(net, c)});
+      kernels.push_back({c, GradientKind::kWeights, WeightGradientWork(net, c),
+                         WeightGradientWorkspace(net, c)});
     }
   }
   const Layer& own = layers[j];
   if (!own.inputs.empty() && own.inputs[0] == NetworkBuilder::kInput && HasWeightGradient(own)) {
-    kernels.push_back({j, GradientKind::kWeights, WeightGradientWork(net, j)});
+    // Run apart from any input gradient: the fused activation's gradient is made again.
+    kernels.push_back({j, GradientKind::kWeights, WeightGradientWork(net, j),
+                       WeightGradientWorkspace(net, j) + FusedGradientBytes(own)});
   }
   return kernels;
 }

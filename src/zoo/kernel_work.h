@@ -15,12 +15,14 @@ struct KernelWork {
   int64_t bytes_moved = 0;  // tensors read and written, 4 bytes per element
 };
 
-// A kernel of a backward node: which layer's gradient it computes, and what it does.
+// A kernel of a backward node: which layer's gradient it computes, what it does, and the
+// temporaries it allocates and releases (its workspace, estimated from the executor's kernels).
 enum class GradientKind { kInput, kWeights, kLoss };
 struct BackwardKernel {
   int32_t layer = -1;  // the layer differentiated (the last layer for the loss gradient)
   GradientKind kind = GradientKind::kInput;
   KernelWork work;
+  int64_t workspace_bytes = 0;
 };
 
 // Layer `id`'s forward kernel: its FLOPs; its inputs, output and the weights it reads.
@@ -53,5 +55,16 @@ KernelWork LossGradientWork(int64_t output_bytes);
 // the network input (no backward node of the input exists); the loss gradient when j is the
 // last layer. Each layer's weight gradients are in exactly one node's list.
 std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j);
+
+// Estimated memory allocated and released inside a node, above its output (Node::
+// workspace_bytes), from the temporaries the executor's kernels make (docs/zoo.md,
+// "Workspace"). Forward: a fused softmax's input, max pooling's int64 indices, dropout's mask,
+// the partial sums of an add of three or more inputs, attention's per-head copies. Backward:
+// the largest, over the kernels of bwd(j) in order, of that kernel's temporaries (a fused
+// activation's gradient, a convolution's fresh weight gradient, recomputed pooling indices, a
+// regenerated mask, the loss gradient's log-probabilities) plus one gradient of j's size for
+// every contribution after the first (it is added into the first, then released).
+int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id);
+int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j);
 
 }  // namespace remat

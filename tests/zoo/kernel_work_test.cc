@@ -2,6 +2,8 @@
 // costs the kernels the executor runs in it, checked by hand on a five-layer network.
 #include "zoo/kernel_work.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "zoo/cost_model.h"
@@ -44,6 +46,55 @@ TEST(KernelWorkTest, BackwardNodesCostTheirConsumersKernels) {
   // bwd(a): b's input gradient (2048) and weight gradient (2048), add's gradient for its first
   // input (1536), and a's own weight gradient (14336 - 512: a reads the network input).
   EXPECT_DOUBLE_EQ(*g.nodes[0].backward_cost, 2048 + 2048 + 1536 + 13824);
+}
+
+TEST(KernelWorkTest, WorkspaceIsTheLargestSetOfTemporariesInsideANode) {
+  const ForwardGraph g = ToForwardGraph(FiveLayers(), "five", CostModel::kFlops, nullptr);
+  // Forward: a's 3x3 convolution makes blocked copies, the larger of its output (512 floats,
+  // 2048 B) and its input with its weights (384 + 112 floats, 1984 B); b's 1x1 convolution
+  // makes none; fc's softmax runs out of place, on its 2x10 floats (80 B).
+  EXPECT_EQ(g.nodes[0].workspace_bytes, 2048);
+  EXPECT_EQ(g.nodes[1].workspace_bytes, 0);
+  EXPECT_EQ(g.nodes[2].workspace_bytes, 0);
+  EXPECT_EQ(g.nodes[4].workspace_bytes, 80);
+  // bwd(fc): the loss gradient of probabilities makes no output-sized temporary.
+  EXPECT_EQ(g.nodes[4].backward_workspace_bytes, 0);
+  // bwd(flat): fc's gradient before its softmax (80 B); its weight gradient is accumulated in
+  // place.
+  EXPECT_EQ(g.nodes[3].backward_workspace_bytes, 80);
+  EXPECT_EQ(g.nodes[2].backward_workspace_bytes, 0);
+  EXPECT_EQ(g.nodes[1].backward_workspace_bytes, 0);
+  // bwd(a): b's fresh weight gradient (20 floats) with its input gradient (a 1x1 convolution:
+  // no blocked copies); then add's
+  // contribution (512 floats) beside the first; then a's own weight gradient (112 floats) and
+  // its ReLU's gradient (512 floats) beside the whole gradient: 448 + 2048 B, the largest.
+  EXPECT_EQ(g.nodes[0].backward_workspace_bytes, 448 + 2048);
+}
+
+TEST(KernelWorkTest, WorkspaceOfConvolutionsPoolingAndBatchNorm) {
+  NetworkBuilder net("six", {2, 8, 8, 3});
+  const int32_t c1 = net.Conv2D("c1", NetworkBuilder::kInput, 4, 3, {.activation = Activation::kRelu});
+  const int32_t c2 = net.Conv2D("c2", c1, 8, 3, {.activation = Activation::kRelu});
+  const int32_t pool = net.MaxPool("pool", c2, 2);
+  const int32_t bn = net.BatchNorm("bn", pool);
+  net.Dense("fc", net.Flatten("flat", bn), 10, {.activation = Activation::kSoftmax});
+  const ForwardGraph g = ToForwardGraph(net, "six", CostModel::kFlops, nullptr);
+  // c2: output 2x8x8x8 = 1024 floats (4096 B), input 512 floats (2048 B), weights
+  // 3x3x4x8 + 8 = 296 floats (1184 B): blocked copies of the output, or of input and weights.
+  EXPECT_EQ(g.nodes[c2].workspace_bytes, std::max<int64_t>(4096, 2048 + 1184));
+  // The pooling's int64 indices: twice its 2x4x4x8 = 256-float output.
+  EXPECT_EQ(g.nodes[pool].workspace_bytes, 2 * 1024);
+  EXPECT_EQ(g.nodes[bn].workspace_bytes, 0);
+  // bwd(c1) runs c2's backward: its ReLU's gradient (4096 B), blocked copies of the output
+  // gradient and of the input gradient (4096 + 2048 B, more than the weights) and the fresh
+  // weight gradient (1184 B).
+  EXPECT_EQ(g.nodes[c1].backward_workspace_bytes, 4096 + 4096 + 2048 + 1184);
+  // bwd(c2) runs the pooling's backward: the recomputed indices (2048 B); the recomputed
+  // values (1024 B) are released before the 4096-B input gradient is allocated.
+  EXPECT_EQ(g.nodes[c2].backward_workspace_bytes, 2048);
+  // bwd(pool) runs the batch norm's backward: a temporary of its input (1024 B) and its fresh
+  // scale and shift gradients (16 floats).
+  EXPECT_EQ(g.nodes[pool].backward_workspace_bytes, 1024 + 64);
 }
 
 TEST(KernelWorkTest, ConvolutionBackwardIsAboutTwiceTheForward) {
