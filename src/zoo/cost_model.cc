@@ -31,7 +31,8 @@ double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device) {
 
 double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* device) {
   if (model == CostModel::kFlops) {
-    return std::max(work.flops, static_cast<double>(work.bytes_moved / kElementBytes));
+    return std::max(work.flops,
+                    kFlopsPerElementMoved * static_cast<double>(work.bytes_moved / kElementBytes));
   }
   return RooflineMs(work.flops, work.bytes_moved, *device);
 }

@@ -15,9 +15,9 @@ namespace remat {
 
 // A node's cost is the sum of the costs of the kernels it runs (kernel_work.h).
 enum class CostModel {
-  // cost = max(analytic FLOPs (DESIGN §1), elements moved): one FLOP per element read or
-  // written is the floor of a memory-bound kernel, so copies and pooling are not free; unit
-  // "flop"
+  // cost = max(analytic FLOPs (DESIGN §1), kFlopsPerElementMoved x elements moved): the
+  // memory floor of a kernel, so copies, pooling and element-wise layers cost their traffic;
+  // unit "flop"
   kFlops,
   kRoofline,  // cost = max(flops / peak, bytes moved / bandwidth) in milliseconds; unit "ms"
 };
@@ -31,6 +31,12 @@ int64_t LayerBytesMoved(const NetworkBuilder& net, int32_t layer);
 
 // max(flops / peak FLOP/s, bytes / bandwidth), in milliseconds.
 double RooflineMs(double flops, int64_t bytes_moved, const DeviceSpec& device);
+
+// Under kFlops a kernel costs max(FLOPs, kFlopsPerElementMoved x elements moved): a roofline
+// in FLOP units. 32 is a typical machine balance in this model's units (a multiply-accumulate
+// is one FLOP): a V100 does 15.7e12 / 2 of them a second against 900e9 / 4 float moves, 35;
+// an A100 25, an H100 40 (docs/zoo.md).
+inline constexpr double kFlopsPerElementMoved = 32;
 
 // One kernel's cost under `model` (`device` is read by kRoofline only).
 double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* device);

@@ -14,6 +14,7 @@
 #include "core/training_graph.h"
 #include "strategies/checkpoint_all.h"
 #include "strategies/registry.h"
+#include "zoo/cost_model.h"
 
 namespace remat {
 namespace {
@@ -56,9 +57,12 @@ TEST(OnnxImportTest, TinyMlpHasHandCheckedSizes) {
   // Gemm: 4*8*16 = 512 FLOPs and a 4x16 float output (256 B); Relu: 64 FLOPs, 256 B;
   // MatMul: 4*16*3 = 192 FLOPs, 48 B; Softmax: 12 FLOPs, 48 B.
   const std::vector<double> flops = {512, 64, 192, 12};
-  // Costs are max(FLOPs, elements moved): Relu and Softmax read and write their tensor (128
-  // and 24 elements); Gemm moves 32 + 64 + 144 weights, MatMul 64 + 12 + 48: FLOPs win.
-  const std::vector<double> costs = {512, 128, 192, 24};
+  // Costs are max(FLOPs, k x elements moved), k = kFlopsPerElementMoved: at this size every
+  // kernel is memory-bound. Relu and Softmax read and write their tensor (128 and 24
+  // elements); Gemm moves 32 + 64 + 144 weights, MatMul 64 + 12 + 48.
+  const double k = kFlopsPerElementMoved;
+  const std::vector<double> costs = {k * 240, k * 128, k * 124, k * 24};
+  for (size_t i = 0; i < 4; ++i) EXPECT_GT(costs[i], flops[i]) << i;
   const std::vector<int64_t> bytes = {256, 256, 48, 48};
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_DOUBLE_EQ(model.flops[i], flops[i]) << i;
@@ -119,7 +123,9 @@ TEST(OnnxImportTest, ShapeSubgraphIsFoldedAndOperatorsAreCosted) {
   };
   // Conv 3x3, 3 -> 8 channels, 16x16: 27 * 2048 = 55296 FLOPs, 8 KiB.
   EXPECT_DOUBLE_EQ(flops("conv"), 55296);
-  EXPECT_DOUBLE_EQ(node("conv").cost, 55296);
+  // It moves its 3x16x16 input, its output and 3*3*3*8 + 8 weights: 3040 elements, and
+  // k x 3040 is more than its FLOPs.
+  EXPECT_DOUBLE_EQ(node("conv").cost, kFlopsPerElementMoved * (768 + 2048 + 224));
   EXPECT_EQ(node("conv").bytes, 8192);
   // ConvTranspose of the 8x8x8 pooled map through 8x4x2x2: 512 * 16 = 8192 FLOPs, 4x16x16.
   EXPECT_DOUBLE_EQ(flops("deconv"), 8192);
@@ -130,7 +136,7 @@ TEST(OnnxImportTest, ShapeSubgraphIsFoldedAndOperatorsAreCosted) {
   EXPECT_DOUBLE_EQ(flops("pad"), 0);
   // A copy costs its traffic: 8x16x16 read with its 8 int64 pads (64 B, 16 elements), 8x18x18
   // written.
-  EXPECT_DOUBLE_EQ(node("pad").cost, 2048 + 16 + 2592);
+  EXPECT_DOUBLE_EQ(node("pad").cost, kFlopsPerElementMoved * (2048 + 16 + 2592));
   EXPECT_DOUBLE_EQ(flops("pow"), 2592);   // binary elementwise: |out|
   EXPECT_DOUBLE_EQ(flops("mean"), 2592);  // a reduction reads |in|
   EXPECT_EQ(node("mean").bytes, 576);         // 8x18x1
@@ -194,7 +200,8 @@ TEST(OnnxImportTest, ZeroCostUnknownOperatorKeepsInferredShape) {
 
 TEST(OnnxImportTest, ZeroCostCustomOperatorTakesItsInputShape) {
   // com.example.FancyNorm has no schema: its output is assumed to be like its 2x8 input, so
-  // the Gemm after it (8 -> 3) is sized and costed: 2*8*3 = 48 FLOPs.
+  // the Gemm after it (8 -> 3) is sized and costed: 2*8*3 = 48 FLOPs, less than k times the
+  // 16 + 24 + 6 elements it moves (input, weights, output).
   const std::string message = InputErrorOf([] { Import("custom_op.onnx"); });
   EXPECT_NE(message.find("'com.example.FancyNorm' (node 'fancy')"), std::string::npos)
       << message;
@@ -203,7 +210,8 @@ TEST(OnnxImportTest, ZeroCostCustomOperatorTakesItsInputShape) {
   ASSERT_EQ(model.forward.nodes.size(), 3u);
   EXPECT_EQ(model.forward.nodes[1].bytes, 2 * 8 * 4);
   EXPECT_DOUBLE_EQ(model.forward.nodes[1].cost, 0);
-  EXPECT_DOUBLE_EQ(model.forward.nodes[2].cost, 48);
+  EXPECT_DOUBLE_EQ(model.flops[2], 48);
+  EXPECT_DOUBLE_EQ(model.forward.nodes[2].cost, kFlopsPerElementMoved * (16 + 24 + 6));
   EXPECT_EQ(model.forward.nodes[2].bytes, 2 * 3 * 4);
 }
 

@@ -27,25 +27,38 @@ NetworkBuilder FiveLayers() {
 }
 
 TEST(KernelWorkTest, BackwardNodesCostTheirConsumersKernels) {
+  // At this size every kernel is memory-bound: it costs k = kFlopsPerElementMoved per element
+  // moved, more than its FLOPs (checked for each). The input has 384 elements, a's and b's
+  // outputs 512 each; a's weights 3*3*3*4 + 4 = 112, b's 4*4 + 4 = 20, fc's 256*10 + 10 = 2570.
   const ForwardGraph g = ToForwardGraph(FiveLayers(), "five", CostModel::kFlops, nullptr);
   ASSERT_EQ(g.nodes.size(), 5u);
-  // Forward: max(FLOPs, elements moved). add moves 512 + 512 in and 512 out; flat 512 + 512.
-  EXPECT_DOUBLE_EQ(g.nodes[0].cost, 14336);
-  EXPECT_DOUBLE_EQ(g.nodes[1].cost, 2048);
-  EXPECT_DOUBLE_EQ(g.nodes[2].cost, 1536);
-  EXPECT_DOUBLE_EQ(g.nodes[3].cost, 1024);
-  EXPECT_DOUBLE_EQ(g.nodes[4].cost, 5140);
-  // bwd(fc): the loss gradient only, 3 x 20 elements.
-  EXPECT_DOUBLE_EQ(*g.nodes[4].backward_cost, 60);
-  // bwd(flat): fc's input gradient (5140) and fc's weight gradient (5120: no fused softmax).
-  EXPECT_DOUBLE_EQ(*g.nodes[3].backward_cost, 5140 + 5120);
+  const double k = kFlopsPerElementMoved;
+  // Forward: a reads 384 + 112 and writes 512 (14336 FLOPs); b reads 512 + 20, writes 512
+  // (2048 FLOPs); add reads 512 + 512, writes 512; flat reads and writes 512; fc reads
+  // 512 + 2570 and writes 20 (5140 FLOPs).
+  EXPECT_DOUBLE_EQ(g.nodes[0].cost, k * (384 + 112 + 512));
+  EXPECT_GT(k * (384 + 112 + 512), 14336);
+  EXPECT_DOUBLE_EQ(g.nodes[1].cost, k * (512 + 20 + 512));
+  EXPECT_DOUBLE_EQ(g.nodes[2].cost, k * 1536);
+  EXPECT_DOUBLE_EQ(g.nodes[3].cost, k * 1024);
+  EXPECT_DOUBLE_EQ(g.nodes[4].cost, k * (512 + 2570 + 20));
+  EXPECT_GT(k * (512 + 2570 + 20), 5140);
+  // bwd(fc): the loss gradient only, 3 x 20 elements (60 FLOPs).
+  EXPECT_DOUBLE_EQ(*g.nodes[4].backward_cost, k * 60);
+  // bwd(flat): fc's input gradient reads the output gradient and (through the softmax) the
+  // output, 20 + 20, and the weights, and writes 512; fc's weight gradient reads the output
+  // gradient and the input and writes the weight gradient.
+  EXPECT_DOUBLE_EQ(*g.nodes[3].backward_cost,
+                   k * (20 + 20 + 2570 + 512) + k * (20 + 512 + 2570));
   // bwd(add): flatten's gradient, a copy: 512 read twice and 512 written.
-  EXPECT_DOUBLE_EQ(*g.nodes[2].backward_cost, 1536);
+  EXPECT_DOUBLE_EQ(*g.nodes[2].backward_cost, k * 1536);
   // bwd(b): add's gradient for its second input; add's first input is a, so no weights here.
-  EXPECT_DOUBLE_EQ(*g.nodes[1].backward_cost, 1536);
-  // bwd(a): b's input gradient (2048) and weight gradient (2048), add's gradient for its first
-  // input (1536), and a's own weight gradient (14336 - 512: a reads the network input).
-  EXPECT_DOUBLE_EQ(*g.nodes[0].backward_cost, 2048 + 2048 + 1536 + 13824);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].backward_cost, k * 1536);
+  // bwd(a): b's input gradient and weight gradient (each 512 + 512 + 20), add's gradient for
+  // its first input (1536), and a's own weight gradient (512 + 384 + 112: a reads the network
+  // input).
+  EXPECT_DOUBLE_EQ(*g.nodes[0].backward_cost,
+                   k * (1044 + 1044 + 1536 + (512 + 384 + 112)));
 }
 
 TEST(KernelWorkTest, WorkspaceIsTheLargestSetOfTemporariesInsideANode) {
@@ -98,15 +111,15 @@ TEST(KernelWorkTest, WorkspaceOfConvolutionsPoolingAndBatchNorm) {
 }
 
 TEST(KernelWorkTest, ConvolutionBackwardIsAboutTwiceTheForward) {
-  // VGG16's FLOPs are almost all convolutions and dense layers: their backward runs two
-  // products of the forward's size, except block1_conv1's input gradient (the data needs
+  // VGG16's FLOPs (not its costs, which include memory floors) are almost all convolutions
+  // and dense layers: their backward runs two products of the forward's size, except block1_conv1's input gradient (the data needs
   // none). An independent check of the attribution's total.
-  const BuiltModel vgg = BuildModel("vgg16", {.batch = 2});
+  const NetworkBuilder vgg = BuildNetwork("vgg16", {.batch = 2});
   double forward = 0;
   double backward = 0;
-  for (const ForwardNode& node : vgg.forward.nodes) {
-    forward += node.cost;
-    backward += *node.backward_cost;
+  for (int32_t j = 0; j < static_cast<int32_t>(vgg.layers().size()); ++j) {
+    forward += ForwardWork(vgg, j).flops;
+    for (const BackwardKernel& kernel : BackwardKernels(vgg, j)) backward += kernel.work.flops;
   }
   EXPECT_GT(backward / forward, 1.9);
   EXPECT_LT(backward / forward, 2.0);

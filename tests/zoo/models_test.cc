@@ -87,8 +87,12 @@ TEST(OutputShapeTest, Vgg16BlockOneConvBytes) {
   // 256 * 224*224*64 floats = 822,083,584 elements, 3,288,334,336 bytes.
   const BuiltModel model = BuildModel("vgg16");
   EXPECT_EQ(model.forward.nodes[0].bytes, 3288334336);
-  // conv 3*3*3 * |out| plus the fused ReLU's |out|: 28 * 822,083,584.
-  EXPECT_DOUBLE_EQ(model.forward.nodes[0].cost, 28.0 * 822083584.0);
+  // conv 3*3*3 * |out| plus the fused ReLU's |out|: 28 * 822,083,584 FLOPs. It moves more
+  // than a 28th of that: the 256*224*224*3 input, the output and 3*3*3*64 + 64 weights, so
+  // its cost is the memory floor.
+  EXPECT_DOUBLE_EQ(LayerNamed(model.info, "block1_conv1").flops, 28.0 * 822083584.0);
+  EXPECT_DOUBLE_EQ(model.forward.nodes[0].cost,
+                   kFlopsPerElementMoved * (256.0 * 224 * 224 * 3 + 822083584.0 + 1792));
 }
 
 TEST(OutputShapeTest, ResNet50Conv5OutIsSevenBySevenBy2048) {
