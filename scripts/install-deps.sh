@@ -11,6 +11,10 @@ packages=(
   libonnx-dev libprotobuf-dev
   gnuplot-nox
   libtorch-dev
+  # Debian's libtorch calls whatever libblas.so.3 the alternatives system points at; without
+  # this package that is the reference BLAS, which ran VGG16's fc1 at 1.2 GFLOP/s (docs/exec.md).
+  # The serial build, so that ATen's --threads alone sets the parallelism.
+  libopenblas0-serial
   python3-venv python3-dev
 )
 
