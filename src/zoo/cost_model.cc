@@ -43,6 +43,9 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
     throw InputError("the roofline cost model needs a device (--device)");
   }
   ForwardGraph forward{.name = std::move(graph_name), .cost_unit = CostUnit(model)};
+  // The device presets are GPUs; without one the graph is for remat-run's CPU executor.
+  const WorkspaceModel workspace =
+      device ? WorkspaceModel::kPortable : WorkspaceModel::kLibtorchCpu;
   const std::vector<Layer>& layers = net.layers();
   for (int32_t id = 0; id < static_cast<int32_t>(layers.size()); ++id) {
     const Layer& layer = layers[id];
@@ -54,8 +57,8 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
                              .cost = KernelCost(model, ForwardWork(net, id), device),
                              .bytes = layer.output_bytes(),
                              .backward_cost = backward_cost,
-                             .workspace_bytes = ForwardWorkspaceBytes(net, id),
-                             .backward_workspace_bytes = BackwardWorkspaceBytes(net, id),
+                             .workspace_bytes = ForwardWorkspaceBytes(net, id, workspace),
+                             .backward_workspace_bytes = BackwardWorkspaceBytes(net, id, workspace),
                              .backward_reads_inputs = layer.backward_reads_inputs});
     std::vector<int32_t> sources;
     for (int32_t input : layer.inputs) {

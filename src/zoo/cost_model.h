@@ -44,8 +44,9 @@ double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* dev
 // One forward node per layer (same order, same names, the layer's backward_reads_inputs),
 // one edge per distinct (input layer, layer) pair. A forward node costs its forward kernel;
 // its backward_cost is the sum over the kernels bwd(i) runs (BackwardKernels). The loss holds
-// one float per sample and costs 0. `device` is required by kRoofline (InputError otherwise)
-// and ignored by kFlops.
+// one float per sample and costs 0. `device` is required by kRoofline (InputError otherwise);
+// it also sets the workspace estimates: WorkspaceModel::kPortable with a device (the presets
+// are GPUs), kLibtorchCpu without one (remat-run's executor).
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
                             const DeviceSpec* device);
 

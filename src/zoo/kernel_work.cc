@@ -40,13 +40,15 @@ bool IsConvolution(const Layer& layer) {
 
 // A convolution that libtorch's CPU backend runs through oneDNN with blocked copies of its
 // operands; a 1x1 stride-1 convolution runs as a matrix product on the tensors as they are.
-bool ReordersOperands(const Layer& layer) {
-  return IsConvolution(layer) && (layer.kernel > 1 || layer.stride > 1);
+bool ReordersOperands(const Layer& layer, WorkspaceModel workspace) {
+  return workspace == WorkspaceModel::kLibtorchCpu && IsConvolution(layer) &&
+         (layer.kernel > 1 || layer.stride > 1);
 }
 
 int64_t WeightBytes(const Layer& layer) { return layer.trainable_parameters * kElementBytes; }
 
-int64_t InputGradientWorkspace(const NetworkBuilder& net, int32_t id, int32_t position) {
+int64_t InputGradientWorkspace(const NetworkBuilder& net, int32_t id, int32_t position,
+                               WorkspaceModel workspace) {
   const Layer& layer = net.layers()[id];
   const int64_t x = net.bytes(layer.inputs.at(position));
   const int64_t out = layer.output_bytes();
@@ -57,7 +59,7 @@ int64_t InputGradientWorkspace(const NetworkBuilder& net, int32_t id, int32_t po
       // Blocked copies of the output gradient and the input gradient, or of the weights when
       // they are larger (measured, docs/zoo.md "Workspace").
       return FusedGradientBytes(layer) +
-             (ReordersOperands(layer) ? std::max(out + x, WeightBytes(layer)) : 0);
+             (ReordersOperands(layer, workspace) ? std::max(out + x, WeightBytes(layer)) : 0);
     case LayerKind::kDense:
       return FusedGradientBytes(layer);
     case LayerKind::kBatchNorm:
@@ -96,7 +98,7 @@ int64_t WeightGradientWorkspace(const NetworkBuilder& net, int32_t id) {
 
 }  // namespace
 
-int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id) {
+int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id, WorkspaceModel workspace) {
   const Layer& layer = net.layers()[id];
   const int64_t out = layer.output_bytes();
   const int64_t x = layer.inputs.empty() ? 0 : net.bytes(layer.inputs[0]);
@@ -108,7 +110,7 @@ int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id) {
       const int64_t softmax = layer.activation == Activation::kSoftmax ? out : 0;  // out of place
       // Blocked copies: the output, or the input and the weights.
       const int64_t reorders =
-          ReordersOperands(layer) ? std::max(out, x + WeightBytes(layer)) : 0;
+          ReordersOperands(layer, workspace) ? std::max(out, x + WeightBytes(layer)) : 0;
       return softmax + reorders;
     }
     case LayerKind::kMaxPool:
@@ -131,9 +133,9 @@ int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id) {
   }
 }
 
-int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j) {
+int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j, WorkspaceModel model) {
   const int64_t gradient = net.bytes(j);
-  const std::vector<BackwardKernel> kernels = BackwardKernels(net, j);
+  const std::vector<BackwardKernel> kernels = BackwardKernels(net, j, model);
   int64_t workspace = 0;
   bool have_gradient = false;
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -236,7 +238,8 @@ KernelWork LossGradientWork(int64_t output_bytes) {
   return {.flops = 3 * out, .bytes_moved = 3 * output_bytes};
 }
 
-std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j) {
+std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j,
+                                            WorkspaceModel workspace) {
   const std::vector<Layer>& layers = net.layers();
   const int32_t f = static_cast<int32_t>(layers.size());
   std::vector<BackwardKernel> kernels;
@@ -255,7 +258,7 @@ std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j
       if (consumer.inputs[position] != j) continue;
       reads = true;
       kernels.push_back({c, GradientKind::kInput, InputGradientWork(net, c, position),
-                         InputGradientWorkspace(net, c, position)});
+                         InputGradientWorkspace(net, c, position, workspace)});
     }
     if (reads && consumer.inputs[0] == j && HasWeightGradient(consumer)) {
       kernels.push_back({c, GradientKind::kWeights, WeightGradientWork(net, c),

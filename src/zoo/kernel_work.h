@@ -15,6 +15,17 @@ struct KernelWork {
   int64_t bytes_moved = 0;  // tensors read and written, 4 bytes per element
 };
 
+// Which executor's temporaries a node's workspace estimate counts (docs/zoo.md, "Workspace").
+enum class WorkspaceModel {
+  // remat-run's: libtorch on the CPU, whose oneDNN convolutions also make blocked copies of
+  // their operands. Graphs built without a device preset.
+  kLibtorchCpu,
+  // The temporaries any framework makes (fresh weight gradients, fused activation gradients,
+  // pooling indices, masks, gradient sums), without a backend's own copies: graphs for a
+  // device preset (GPUs, whose convolution workspace the library sizes from free memory).
+  kPortable,
+};
+
 // A kernel of a backward node: which layer's gradient it computes, what it does, and the
 // temporaries it allocates and releases (its workspace, estimated from the executor's kernels).
 enum class GradientKind { kInput, kWeights, kLoss };
@@ -54,7 +65,9 @@ KernelWork LossGradientWork(int64_t output_bytes);
 // first input (they are computed once, by that node); j's own weight gradients when j reads
 // the network input (no backward node of the input exists); the loss gradient when j is the
 // last layer. Each layer's weight gradients are in exactly one node's list.
-std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j);
+std::vector<BackwardKernel> BackwardKernels(
+    const NetworkBuilder& net, int32_t j,
+    WorkspaceModel workspace = WorkspaceModel::kLibtorchCpu);
 
 // Estimated memory allocated and released inside a node, above its output (Node::
 // workspace_bytes), from the temporaries the executor's kernels make (docs/zoo.md,
@@ -64,7 +77,11 @@ std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j
 // activation's gradient, a convolution's fresh weight gradient, recomputed pooling indices, a
 // regenerated mask, the loss gradient's log-probabilities) plus one gradient of j's size for
 // every contribution after the first (it is added into the first, then released).
-int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id);
-int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j);
+// Under kLibtorchCpu a convolution with a kernel or stride above 1 also counts oneDNN's
+// blocked copies of its operands.
+int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id,
+                              WorkspaceModel workspace = WorkspaceModel::kLibtorchCpu);
+int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j,
+                               WorkspaceModel workspace = WorkspaceModel::kLibtorchCpu);
 
 }  // namespace remat

@@ -86,7 +86,8 @@ TEST(KernelWorkTest, WorkspaceIsTheLargestSetOfTemporariesInsideANode) {
 
 TEST(KernelWorkTest, WorkspaceOfConvolutionsPoolingAndBatchNorm) {
   NetworkBuilder net("six", {2, 8, 8, 3});
-  const int32_t c1 = net.Conv2D("c1", NetworkBuilder::kInput, 4, 3, {.activation = Activation::kRelu});
+  const int32_t c1 =
+      net.Conv2D("c1", NetworkBuilder::kInput, 4, 3, {.activation = Activation::kRelu});
   const int32_t c2 = net.Conv2D("c2", c1, 8, 3, {.activation = Activation::kRelu});
   const int32_t pool = net.MaxPool("pool", c2, 2);
   const int32_t bn = net.BatchNorm("bn", pool);
@@ -108,12 +109,21 @@ TEST(KernelWorkTest, WorkspaceOfConvolutionsPoolingAndBatchNorm) {
   // bwd(pool) runs the batch norm's backward: a temporary of its input (1024 B) and its fresh
   // scale and shift gradients (16 floats).
   EXPECT_EQ(g.nodes[pool].backward_workspace_bytes, 1024 + 64);
+
+  // For a device preset (a GPU) oneDNN's blocked copies are not counted: c2's forward has
+  // none, and bwd(c1) holds the ReLU's gradient and the fresh weight gradient only.
+  const DeviceSpec gpu = DeviceByName("v100-16gb");
+  const ForwardGraph portable = ToForwardGraph(net, "six", CostModel::kFlops, &gpu);
+  EXPECT_EQ(portable.nodes[c2].workspace_bytes, 0);
+  EXPECT_EQ(portable.nodes[c1].backward_workspace_bytes, 4096 + 1184);
+  EXPECT_EQ(portable.nodes[pool].workspace_bytes, 2 * 1024);
+  EXPECT_EQ(portable.nodes[c2].backward_workspace_bytes, 2048);
 }
 
 TEST(KernelWorkTest, ConvolutionBackwardIsAboutTwiceTheForward) {
   // VGG16's FLOPs (not its costs, which include memory floors) are almost all convolutions
-  // and dense layers: their backward runs two products of the forward's size, except block1_conv1's input gradient (the data needs
-  // none). An independent check of the attribution's total.
+  // and dense layers: their backward runs two products of the forward's size, except
+  // block1_conv1's input gradient (the data needs none). An independent check of the attribution's total.
   const NetworkBuilder vgg = BuildNetwork("vgg16", {.batch = 2});
   double forward = 0;
   double backward = 0;
