@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/cost_comparison.h"
 #include "core/errors.h"
@@ -54,6 +55,15 @@ void SgdUpdate(Network& network, double learning_rate) {
 }
 
 }  // namespace
+
+double TrainReport::measured_overhead() const {
+  double log_sum = 0;
+  for (const TrainStepRecord& step : steps) {
+    if (!(step.seconds > 0) || !(step.no_remat_seconds > 0)) return 0;
+    log_sum += std::log(step.seconds / step.no_remat_seconds);
+  }
+  return steps.empty() ? 0 : std::exp(log_sum / static_cast<double>(steps.size()));
+}
 
 TrainReport Train(Network& network, const Graph& graph, const Plan& plan,
                   const Plan& no_remat_plan, const TrainOptions& options) {
