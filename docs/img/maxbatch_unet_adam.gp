@@ -14,9 +14,7 @@ set yrange [0:*]
 set offsets 0.5, 0.5, graph 0.12, 0
 set grid ytics
 set key top left
-plot datafile using 1:4 with boxes fs empty lc rgb '#D55E00' lw 2 dt 2 title 'undecided up to (solver time limit)', \
-     datafile using 1:4:(sprintf('%d?', $4)) with labels tc rgb '#D55E00' offset 0,0.8 notitle, \
-     datafile using 1:3:xtic(2) with boxes lc rgb '#0072B2' title 'largest feasible batch', \
+plot datafile using 1:3:xtic(2) with boxes lc rgb '#0072B2' title 'largest feasible batch', \
      datafile using 1:3:(sprintf('%d', $3)) with labels offset 0,0.8 notitle
 
 unset output

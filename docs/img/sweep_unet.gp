@@ -19,8 +19,10 @@ plot datafile using 2:3 with lines lw 2 dt 2 lc rgb 'black' title 'LP lower boun
      datafile using 2:8 with linespoints lw 1.5 lc rgb '#E69F00' pt 13 ps 0.9 title 'chen-greedy-linear', \
      datafile using 2:9 with linespoints lw 1.5 lc rgb '#56B4E9' pt 1 ps 0.9 title 'griewank-logn', \
      datafile using 2:10 with linespoints lw 1.5 lc rgb '#8C564B' pt 2 ps 0.9 title 'griewank', \
-     datafile using 2:11 with linespoints lw 1.5 lc rgb '#7F7F7F' pt 3 ps 0.9 title 'approx', \
-     datafile using 2:12 with linespoints lw 1.5 lc rgb '#BCBD22' pt 4 ps 0.9 title 'approx-randomized', \
-     datafile using 2:13 with linespoints lw 1.5 lc rgb '#332288' pt 6 ps 0.9 title 'optimal'
+     datafile using 2:11 with linespoints lw 1.5 lc rgb '#7F7F7F' pt 3 ps 0.9 title 'evict', \
+     datafile using 2:12 with linespoints lw 1.5 lc rgb '#BCBD22' pt 4 ps 0.9 title 'local-search', \
+     datafile using 2:13 with linespoints lw 1.5 lc rgb '#332288' pt 6 ps 0.9 title 'approx', \
+     datafile using 2:14 with linespoints lw 1.5 lc rgb '#0072B2' pt 7 ps 0.9 title 'approx-randomized', \
+     datafile using 2:15 with linespoints lw 1.5 lc rgb '#D55E00' pt 5 ps 0.9 title 'optimal'
 
 unset output
