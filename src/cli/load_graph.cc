@@ -43,8 +43,8 @@ void AddGraphSourceOptions(CLI::App& command, GraphSource& source) {
       ->check(CLI::IsMember({"error", "zero-cost"}));
   command.add_option("--model", source.zoo.model, "a zoo model instead of --graph (remat zoo list)");
   command.add_option("--costs", source.costs_path,
-                     "per-node costs measured by `remat-run profile` (milliseconds) instead of "
-                     "the graph's own costs");
+                     "per-node costs (milliseconds) and workspace measured by `remat-run profile` "
+                     "instead of the graph's own");
   AddZooModelOptions(command, source.zoo);
 }
 

@@ -183,7 +183,8 @@ void AddRunTrainCommand(CLI::App& app, int& exit_code) {
   train->add_flag("--check-gradients", args->options.check_gradients,
                   "compare every step's gradients with plain autograd");
   train->add_option("--costs", args->costs_path,
-                    "plan with a cost profile of `remat-run profile` (milliseconds)");
+                    "plan with a cost profile of `remat-run profile` (milliseconds and "
+                    "workspace bytes)");
   train->add_option("--time-limit", args->time_limit_s, "wall-clock seconds for planning")
       ->capture_default_str()
       ->check(FiniteRange(0.001, 1e7));
