@@ -73,7 +73,7 @@ void PrintCostComparison(const Graph& graph, const CostProfile& profile) {
   }
 }
 
-// The zoo's workspace estimates against the measured ones: the largest of each, and the nodes
+// The zoo's workspace estimates against the measured ones: the largest of each, and the node
 // the estimate misses by the most.
 void PrintWorkspaceComparison(const Graph& graph, const CostProfile& profile) {
   int32_t largest_estimated = 0, largest_measured = 0, worst = 0;

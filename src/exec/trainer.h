@@ -38,9 +38,9 @@ struct TrainReport {
   double median_seconds = 0;        // medians over the steps
   double median_no_remat_seconds = 0;
   // The geometric mean over the steps of the plan's time over the no-remat plan's time in the
-  // same step (0 without steps). The two run in alternating order, and whichever runs second
-  // after an update was measured up to 40% slower on the 2-core machine (docs/exec.md): over an
-  // even number of steps the ratio cancels that, where a ratio of medians kept it.
+  // same step (0 without steps). The two run in alternating order, so over an even number of
+  // steps this cancels an effect of running first or second (seen on the 2-core machine,
+  // docs/exec.md), which a ratio of medians kept.
   double measured_overhead() const;
   // Over every step; empty when gradients were not checked.
   std::optional<double> max_abs_gradient_diff;
