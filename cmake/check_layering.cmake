@@ -15,14 +15,16 @@ set(allowed_core core)
 set(allowed_zoo zoo core)
 set(allowed_strategies strategies core)
 set(allowed_solvers solvers strategies core)
+set(allowed_planning planning solvers strategies core)
 set(allowed_onnx onnx zoo core)
 set(allowed_exec exec zoo core)
-set(allowed_python python solvers strategies zoo core)
-set(allowed_cli cli exec onnx solvers strategies zoo core)
-set(layers core zoo strategies solvers onnx exec python cli)
+set(allowed_python python planning solvers strategies zoo core)
+set(allowed_cli cli exec onnx planning solvers strategies zoo core)
+set(layers core zoo strategies solvers planning onnx exec python cli)
 
 # Headers that only declare types, constants and inline helpers, and program entry points.
 set(header_only core/errors.h core/json_fields.h strategies/strategy.h cli/commands.h
+    planning/work_progress.h
     zoo/networks.h)
 set(entry_points cli/main.cc cli/run_main.cc python/bindings.cc)
 

@@ -5,7 +5,7 @@ classes (raised from ``remat._core`` one to one). The front end adds subclasses 
 kind of bad input it met.
 """
 
-from remat._core import Error, InputError, InternalError, UsageError
+from remat._core import Error, InfeasibleBudgetError, InputError, InternalError, UsageError
 
 __all__ = [
     "Error", "InputError", "UsageError", "InternalError", "CaptureError", "UnknownOpError",
@@ -22,10 +22,9 @@ class UnknownOpError(InputError):
     """An operation has no cost rule; pass ``unknown_ops="zero-cost"`` to charge it nothing."""
 
 
-class InfeasibleBudgetError(InputError):
-    """No schedule fits the budget: the budget is below the minimum peak, or the chosen
-    strategy found none within it."""
-
+# InfeasibleBudgetError (a subclass of InputError, raised by the C++ planner when the fixed
+# memory fills the device, and by the front end when the budget is below the minimum peak or
+# the chosen strategy found no schedule within it) comes from remat._core.
 
 class InputMismatchError(UsageError):
     """A step was called with inputs whose shape, dtype or device differ from the example's."""

@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/budget_sweep.h"
+#include "cli/planning_options.h"
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
-#include "solvers/strategy_runner.h"
+#include "planning/strategy_runner.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -31,7 +31,7 @@ const std::vector<std::string> kStrategies = {"optimal", "approx", "approx-rando
 
 struct ApproxOptions {
   GraphSource source;
-  BudgetRangeArgs range{.points = 8};
+  BudgetRange range{.points = 8};
   SolverSettings solver{.time_limit_s = 60};
   bool json = false;
   bool quiet = false;
@@ -151,6 +151,90 @@ void WritePlot(const std::vector<SweepPoint>& points, const Graph& graph, double
               .commands = commands});
 }
 
+void PrintJson(const ApproxOptions& options, const Graph& graph,
+               const StrategyResult& no_remat, const std::vector<SweepPoint>& points) {
+  const double base_cost = no_remat.cost;
+  const RatioSummary det = Summarize(points, kDeterministic);
+  const RatioSummary rnd = Summarize(points, kRandomized);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const SweepPoint& p : points) {
+    const auto optimal = Cost(p.rows[kOptimal]);
+    auto number = [](const std::optional<double>& v) {
+      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
+    rows.push_back(
+        {{"budget_bytes", p.budget_bytes},
+         {"lower_bound_cost", number(p.lower_bound)},
+         {"lower_bound_status", p.lower_bound_status},
+         {"optimal", StrategyRowJson(p.rows[kOptimal], base_cost, p.lower_bound)},
+         {"deterministic", StrategyRowJson(p.rows[kDeterministic], base_cost, p.lower_bound)},
+         {"randomized", StrategyRowJson(p.rows[kRandomized], base_cost, p.lower_bound)},
+         {"deterministic_over_optimal", number(Divide(Cost(p.rows[kDeterministic]), optimal))},
+         {"randomized_over_optimal", number(Divide(Cost(p.rows[kRandomized]), optimal))},
+         {"deterministic_over_lower_bound",
+          number(Divide(Cost(p.rows[kDeterministic]), p.lower_bound))},
+         {"randomized_over_lower_bound",
+          number(Divide(Cost(p.rows[kRandomized]), p.lower_bound))}});
+  }
+  auto summary = [](const RatioSummary& s) {
+    return nlohmann::json{{"budgets_both_fit", s.both},
+                          {"budgets_missed", s.missed},
+                          {"mean_ratio_to_optimal", s.both ? nlohmann::json(s.mean) : nlohmann::json(nullptr)},
+                          {"worst_ratio_to_optimal", s.both ? nlohmann::json(s.worst) : nlohmann::json(nullptr)}};
+  };
+  const nlohmann::json doc = {{"schema", "remat.approx-report/2"},
+                              {"graph", GraphSummaryJson(graph)},
+                              {"no_remat_cost", base_cost},
+                              {"no_remat_peak_bytes", no_remat.peak_bytes},
+                              {"solver", SolverSettingsJson(options.solver)},
+                              {"points", rows},
+                              {"deterministic", summary(det)},
+                              {"randomized", summary(rnd)}};
+  fmt::print("{}\n", doc.dump(2));
+}
+
+void PrintTable(const ApproxOptions& options, const Graph& graph,
+                const StrategyResult& no_remat, const std::vector<SweepPoint>& points) {
+  const double base_cost = no_remat.cost;
+  const RatioSummary det = Summarize(points, kDeterministic);
+  const RatioSummary rnd = Summarize(points, kRandomized);
+  fmt::print("graph: {} ({} nodes, {} edges, costs in {}); no-remat cost {:.6g}, peak {}\n",
+             graph.name().empty() ? options.source.Describe() : graph.name(), graph.size(),
+             graph.edges().size(), graph.cost_unit(), base_cost, FormatBytes(no_remat.peak_bytes));
+  fmt::print("LP at (1 - {:g}) of each budget for the roundings; randomized: best of {} draws, "
+             "seed {}; time limit {:g} s per solver run\n\n",
+             options.solver.eps, options.solver.rounds, options.solver.seed,
+             options.solver.time_limit_s);
+  std::vector<std::vector<std::string>> table;
+  for (const SweepPoint& p : points) {
+    const StrategyRow& opt = p.rows[kOptimal];
+    const auto optimal = Cost(opt);
+    std::string opt_cell = CostCell(opt, base_cost);
+    if (opt.fits() && opt.solver_status != "optimal") opt_cell += " (" + opt.solver_status + ")";
+    table.push_back(
+        {FormatBytes(p.budget_bytes),
+         p.lower_bound ? fmt::format("{:.3f}x", *p.lower_bound / base_cost) : p.lower_bound_status,
+         opt_cell, CostCell(p.rows[kDeterministic], base_cost),
+         CostCell(p.rows[kRandomized], base_cost),
+         Ratio(Divide(Cost(p.rows[kDeterministic]), optimal)),
+         Ratio(Divide(Cost(p.rows[kRandomized]), optimal)),
+         Ratio(Divide(optimal, p.lower_bound))});
+  }
+  fmt::print("{}", FormatTable({"budget", "LP bound", "optimal", "deterministic", "randomized",
+                                "det/opt", "rand/opt", "opt/LP"},
+                               table));
+  auto line = [](const char* what, const RatioSummary& s) {
+    if (s.both == 0) {
+      return fmt::format("{}: no schedule at any of the {} budget(s) where the optimum has one\n",
+                         what, s.missed);
+    }
+    return fmt::format("{}: mean {:.3f}x, worst {:.3f}x the optimum over {} budget(s); no "
+                       "schedule at {} budget(s) where the optimum has one\n",
+                       what, s.mean, s.worst, s.both, s.missed);
+  };
+  fmt::print("\n{}{}", line("deterministic rounding", det), line("randomized rounding", rnd));
+}
+
 void RunApproxReport(const ApproxOptions& options, int& exit_code) {
   if (!options.plot_path.empty()) {
     ImageFormatOf(options.plot_path);
@@ -159,90 +243,18 @@ void RunApproxReport(const ApproxOptions& options, int& exit_code) {
   const LoadedGraph loaded = LoadGraphSource(options.source);
   const Graph& graph = loaded.graph;
   const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
-  const double base_cost = no_remat.cost;
   const std::vector<int64_t> budgets = ResolveBudgetGrid(options.range, graph, no_remat.peak_bytes);
   ProgressLine progress("approx-report", SweepWorkItems(budgets.size(), kStrategies.size(), true),
                         ProgressWanted(options.quiet));
   const std::vector<SweepPoint> points =
-      RunBudgetSweep(graph, budgets, kStrategies, options.solver, true, progress);
-  const RatioSummary det = Summarize(points, kDeterministic);
-  const RatioSummary rnd = Summarize(points, kRandomized);
-
+      RunBudgetSweep(graph, budgets, kStrategies, options.solver, true, progress.Hooks());
   if (options.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const SweepPoint& p : points) {
-      const auto optimal = Cost(p.rows[kOptimal]);
-      auto number = [](const std::optional<double>& v) {
-        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-      };
-      rows.push_back(
-          {{"budget_bytes", p.budget_bytes},
-           {"lower_bound_cost", number(p.lower_bound)},
-           {"lower_bound_status", p.lower_bound_status},
-           {"optimal", StrategyRowJson(p.rows[kOptimal], base_cost, p.lower_bound)},
-           {"deterministic", StrategyRowJson(p.rows[kDeterministic], base_cost, p.lower_bound)},
-           {"randomized", StrategyRowJson(p.rows[kRandomized], base_cost, p.lower_bound)},
-           {"deterministic_over_optimal", number(Divide(Cost(p.rows[kDeterministic]), optimal))},
-           {"randomized_over_optimal", number(Divide(Cost(p.rows[kRandomized]), optimal))},
-           {"deterministic_over_lower_bound",
-            number(Divide(Cost(p.rows[kDeterministic]), p.lower_bound))},
-           {"randomized_over_lower_bound",
-            number(Divide(Cost(p.rows[kRandomized]), p.lower_bound))}});
-    }
-    auto summary = [](const RatioSummary& s) {
-      return nlohmann::json{{"budgets_both_fit", s.both},
-                            {"budgets_missed", s.missed},
-                            {"mean_ratio_to_optimal", s.both ? nlohmann::json(s.mean) : nlohmann::json(nullptr)},
-                            {"worst_ratio_to_optimal", s.both ? nlohmann::json(s.worst) : nlohmann::json(nullptr)}};
-    };
-    const nlohmann::json doc = {{"schema", "remat.approx-report/2"},
-                                {"graph", GraphSummaryJson(graph)},
-                                {"no_remat_cost", base_cost},
-                                {"no_remat_peak_bytes", no_remat.peak_bytes},
-                                {"solver", SolverSettingsJson(options.solver)},
-                                {"points", rows},
-                                {"deterministic", summary(det)},
-                                {"randomized", summary(rnd)}};
-    fmt::print("{}\n", doc.dump(2));
+    PrintJson(options, graph, no_remat, points);
   } else {
-    fmt::print("graph: {} ({} nodes, {} edges, costs in {}); no-remat cost {:.6g}, peak {}\n",
-               graph.name().empty() ? options.source.Describe() : graph.name(), graph.size(),
-               graph.edges().size(), graph.cost_unit(), base_cost, FormatBytes(no_remat.peak_bytes));
-    fmt::print("LP at (1 - {:g}) of each budget for the roundings; randomized: best of {} draws, "
-               "seed {}; time limit {:g} s per solver run\n\n",
-               options.solver.eps, options.solver.rounds, options.solver.seed,
-               options.solver.time_limit_s);
-    std::vector<std::vector<std::string>> table;
-    for (const SweepPoint& p : points) {
-      const StrategyRow& opt = p.rows[kOptimal];
-      const auto optimal = Cost(opt);
-      std::string opt_cell = CostCell(opt, base_cost);
-      if (opt.fits() && opt.solver_status != "optimal") opt_cell += " (" + opt.solver_status + ")";
-      table.push_back(
-          {FormatBytes(p.budget_bytes),
-           p.lower_bound ? fmt::format("{:.3f}x", *p.lower_bound / base_cost) : p.lower_bound_status,
-           opt_cell, CostCell(p.rows[kDeterministic], base_cost),
-           CostCell(p.rows[kRandomized], base_cost),
-           Ratio(Divide(Cost(p.rows[kDeterministic]), optimal)),
-           Ratio(Divide(Cost(p.rows[kRandomized]), optimal)),
-           Ratio(Divide(optimal, p.lower_bound))});
-    }
-    fmt::print("{}", FormatTable({"budget", "LP bound", "optimal", "deterministic", "randomized",
-                                  "det/opt", "rand/opt", "opt/LP"},
-                                 table));
-    auto line = [](const char* what, const RatioSummary& s) {
-      if (s.both == 0) {
-        return fmt::format("{}: no schedule at any of the {} budget(s) where the optimum has one\n",
-                           what, s.missed);
-      }
-      return fmt::format("{}: mean {:.3f}x, worst {:.3f}x the optimum over {} budget(s); no "
-                         "schedule at {} budget(s) where the optimum has one\n",
-                         what, s.mean, s.worst, s.both, s.missed);
-    };
-    fmt::print("\n{}{}", line("deterministic rounding", det), line("randomized rounding", rnd));
+    PrintTable(options, graph, no_remat, points);
   }
   if (!options.plot_path.empty()) {
-    WritePlot(points, graph, base_cost, options.solver.rounds, options.plot_path);
+    WritePlot(points, graph, no_remat.cost, options.solver.rounds, options.plot_path);
     if (!options.json) {
       const PlotFiles files = PlotFilesFor(options.plot_path);
       fmt::print("\nplot written to {} (data {}, script {})\n", files.image, files.data, files.script);

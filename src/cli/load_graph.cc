@@ -18,14 +18,6 @@
 
 namespace remat {
 
-int64_t ParseBytes(const std::string& text, const std::string& option, int64_t reference) {
-  try {
-    return ResolveSize(ParseSize(text), reference);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(fmt::format("{}: {}", option, error.what()));
-  }
-}
-
 std::string GraphSource::Describe() const {
   if (!graph_path.empty()) return graph_path;
   if (!onnx_path.empty()) return onnx_path;
@@ -139,12 +131,6 @@ LoadedGraph LoadGraphSource(const GraphSource& source) {
   return loaded;
 }
 
-std::string Budget::Describe() const {
-  if (!device_bytes) return fmt::format("{} ({} B)", FormatBytes(activation_bytes), activation_bytes);
-  return fmt::format("{} ({} B) = device {} - fixed {}", FormatBytes(activation_bytes),
-                     activation_bytes, FormatBytes(*device_bytes), FormatBytes(fixed_bytes));
-}
-
 void AddBudgetOptions(CLI::App& command, BudgetArgs& args) {
   command.add_option("--budget", args.budget_text,
                      "activation budget: bytes, 16GiB, 512MB, or 60% of the no-remat peak");
@@ -155,42 +141,15 @@ void AddBudgetOptions(CLI::App& command, BudgetArgs& args) {
                      "compute parameters, gradients, optimizer state and input)");
 }
 
-Budget ResolveBudget(const BudgetArgs& args, const GraphSource& source,
-                     const LoadedGraph& loaded, int64_t no_remat_peak_bytes) {
-  const bool has_budget = !args.budget_text.empty();
-  const bool has_memory = !args.memory_text.empty();
-  if (has_budget && has_memory) throw UsageError("give either --budget or --memory, not both");
-  Budget budget;
-  if (has_budget) {
-    budget.activation_bytes = ParseBytes(args.budget_text, "--budget", no_remat_peak_bytes);
-    return budget;
+BudgetRequest ToBudgetRequest(const BudgetArgs& args, const GraphSource& source,
+                             const LoadedGraph& loaded) {
+  BudgetRequest request{.budget_text = args.budget_text, .memory_text = args.memory_text,
+                        .fixed_text = args.fixed_text};
+  if (!source.zoo.device.empty()) {
+    request.device_memory_bytes = DeviceByName(source.zoo.device).memory_bytes;
   }
-  int64_t device_bytes = 0;
-  if (has_memory) {
-    device_bytes = ParseBytes(args.memory_text, "--memory", no_remat_peak_bytes);
-  } else if (!source.zoo.device.empty()) {
-    device_bytes = DeviceByName(source.zoo.device).memory_bytes;
-  } else {
-    throw UsageError("give the memory limit with --budget SIZE, --memory SIZE or --device NAME");
-  }
-  if (loaded.fixed) {
-    if (!args.fixed_text.empty()) {
-      throw UsageError(
-          "--fixed-memory is for graph files; zoo and ONNX models compute their own");
-    }
-    budget.fixed_bytes = loaded.fixed->total_bytes();
-  } else if (!args.fixed_text.empty()) {
-    budget.fixed_bytes = ParseBytes(args.fixed_text, "--fixed-memory", no_remat_peak_bytes);
-  }
-  budget.device_bytes = device_bytes;
-  budget.activation_bytes = device_bytes - budget.fixed_bytes;
-  if (budget.activation_bytes <= 0) {
-    throw InputError(fmt::format("the fixed memory {} ({} B) alone exceeds the device memory {} "
-                                 "({} B): no activation budget is left",
-                                 FormatBytes(budget.fixed_bytes), budget.fixed_bytes,
-                                 FormatBytes(device_bytes), device_bytes));
-  }
-  return budget;
+  if (loaded.fixed) request.model_fixed_bytes = loaded.fixed->total_bytes();
+  return request;
 }
 
 }  // namespace remat

@@ -11,6 +11,7 @@
 
 #include "cli/zoo_commands.h"
 #include "core/graph.h"
+#include "planning/budget.h"
 #include "zoo/fixed_memory.h"
 
 namespace remat {
@@ -44,24 +45,12 @@ struct BudgetArgs {
   std::string fixed_text;   // fixed memory of a graph file (zoo models compute their own)
 };
 
-struct Budget {
-  int64_t activation_bytes = 0;
-  std::optional<int64_t> device_bytes;  // when derived from device memory
-  int64_t fixed_bytes = 0;              // subtracted from the device memory
-  std::string Describe() const;         // "device 16.00 GiB - fixed 1.03 GiB = ..."
-};
-
-// A size option's text ("512MiB", "3e9", "60%" of `reference`) in bytes; UsageError naming
-// `option` when malformed.
-int64_t ParseBytes(const std::string& text, const std::string& option, int64_t reference);
-
 // Adds --budget, --memory and --fixed-memory.
-
 void AddBudgetOptions(CLI::App& command, BudgetArgs& args);
 
-// Exactly one of --budget, --memory or --device (its capacity) must give the size. Percentages
-// are of `no_remat_peak_bytes`. A device too small for the fixed memory is an InputError.
-Budget ResolveBudget(const BudgetArgs& args, const GraphSource& source,
-                     const LoadedGraph& loaded, int64_t no_remat_peak_bytes);
+// The request of --budget, --memory, --fixed-memory and --device for planning's
+// ResolveBudget: a device preset gives the memory, zoo and ONNX models their fixed memory.
+BudgetRequest ToBudgetRequest(const BudgetArgs& args, const GraphSource& source,
+                              const LoadedGraph& loaded);
 
 }  // namespace remat

@@ -11,14 +11,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/budget_sweep.h"
+#include "cli/planning_options.h"
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
-#include "solvers/strategy_runner.h"
+#include "planning/size_parsing.h"
+#include "planning/strategy_runner.h"
 #include "cli/zoo_commands.h"
+#include "planning/max_batch.h"
 #include "core/errors.h"
 #include "core/training_graph.h"
 #include "solvers/checkmate_solver.h"
@@ -29,8 +31,6 @@
 
 namespace remat {
 namespace {
-
-constexpr const char* kReference = "checkpoint-all";
 
 struct MaxBatchOptions {
   ZooModelArgs zoo;
@@ -45,277 +45,27 @@ struct MaxBatchOptions {
   std::string plot_path;
 };
 
-// The model rebuilt at one batch size, with what the device leaves for activations.
-struct BatchCase {
-  int64_t batch = 0;
-  std::unique_ptr<Graph> graph;
-  FixedMemory fixed;
-  int64_t budget_bytes = 0;  // device memory - fixed memory; <= 0 when the weights do not fit
-  int64_t min_peak_bytes = 0;
-  double total_cost = 0;     // the no-remat cost: every node once
-  double cost_cap = 0;       // the largest cost that counts
-};
-
-enum class Outcome {
-  kFeasible,    // a simulated schedule fits the budget within the cost cap
-  kInfeasible,  // none exists (optimal: proven), or the strategy finds none
-  kUndecided,   // optimal only: the time limit stopped the solver before either
-};
-
-const char* OutcomeName(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kFeasible: return "feasible";
-    case Outcome::kInfeasible: return "infeasible";
-    case Outcome::kUndecided: return "undecided";
-  }
-  return "?";
+// The zoo model at each batch size, with its fixed memory under the chosen optimizer.
+BatchGraphBuilder ZooBatchBuilder(const MaxBatchOptions& options) {
+  const ModelOptions model_options = ToModelOptions(options.zoo);
+  const Optimizer optimizer = ToOptimizer(options.zoo);
+  const std::string model = options.zoo.model;
+  return [model_options, optimizer, model](int64_t batch) {
+    ModelOptions sized = model_options;
+    sized.batch = batch;
+    const BuiltModel built = BuildModel(model, sized);
+    const FixedMemory fixed = ComputeFixedMemory(built.info, optimizer);
+    return BatchGraph{.graph = BuildTrainingGraph(built.forward),
+                      .fixed_bytes = fixed.total_bytes(),
+                      .input_bytes = fixed.input_bytes};
+  };
 }
 
-struct Probe {
-  int64_t batch = 0;
-  int64_t budget_bytes = 0;
-  int64_t fixed_bytes = 0;
-  Outcome outcome = Outcome::kInfeasible;
-  bool no_schedule_can_fit = false;  // weights fill the device or budget < minimum peak
-  std::string reason;
-  std::string solver_status;
-  std::optional<double> cost;  // of the schedule found, feasible or not
-  std::optional<double> overhead;
-  std::optional<int64_t> peak_bytes;
-  double seconds = 0;
-};
-
-struct StrategySearch {
-  std::string strategy;
-  int64_t max_batch = 0;            // largest batch with a schedule found (0: none)
-  bool limit_reached = false;       // feasible at --max-batch; the search stopped there
-  bool exact = false;               // the next batch is infeasible (proven for optimal)
-  std::optional<Probe> at_max;      // the probe at max_batch
-  std::optional<Probe> next;        // the probe at max_batch + 1: why the search stopped
-  std::optional<Probe> uncertified; // the largest undecided batch probed above max_batch
-  std::optional<int64_t> smallest_infeasible;  // the smallest batch probed that cannot fit
-  int64_t seeded_from = 0;          // optimal: started above the best baseline's batch
-  std::vector<Probe> probes;        // in the order they ran
-  double seconds = 0;
-  bool stopped_at_total_limit = false;  // --total-time-limit ended the search early
-};
-
-class MaxBatchSearch {
- public:
-  MaxBatchSearch(const MaxBatchOptions& options, int64_t memory_bytes)
-      : options_(options), memory_bytes_(memory_bytes), model_options_(ToModelOptions(options.zoo)),
-        optimizer_(ToOptimizer(options.zoo)) {
-    settings_ = options.solver;
-    settings_.progress = false;
-    begin_ = std::chrono::steady_clock::now();
-  }
-
-  // Seconds left of --total-time-limit (infinity without one).
-  double TotalLeft() const {
-    if (options_.total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
-    return options_.total_time_limit_s -
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
-  }
-
-  BatchCase& Case(int64_t batch) {
-    auto found = cases_.find(batch);
-    if (found != cases_.end()) return *found->second;
-    auto c = std::make_unique<BatchCase>();
-    c->batch = batch;
-    ModelOptions model_options = model_options_;
-    model_options.batch = batch;
-    BuiltModel built = BuildModel(options_.zoo.model, model_options);
-    c->graph = std::make_unique<Graph>(BuildTrainingGraph(built.forward));
-    c->fixed = ComputeFixedMemory(built.info, optimizer_);
-    c->budget_bytes = ActivationBudgetBytes(memory_bytes_, c->fixed);
-    c->min_peak_bytes = MinimumPeakLowerBound(*c->graph);
-    c->total_cost = c->graph->total_cost();
-    double forward_cost = 0;
-    for (const Node& node : c->graph->nodes()) {
-      if (node.kind == NodeKind::kForward) forward_cost += node.cost;
-    }
-    // The paper's cap: one extra forward pass on top of the no-remat step.
-    c->cost_cap = options_.max_overhead > 0 ? options_.max_overhead * c->total_cost
-                                            : c->total_cost + forward_cost;
-    return *cases_.emplace(batch, std::move(c)).first->second;
-  }
-
-  Probe Run(const std::string& strategy, int64_t batch) {
-    BatchCase& c = Case(batch);
-    Probe probe{.batch = batch, .budget_bytes = c.budget_bytes,
-                .fixed_bytes = c.fixed.total_bytes()};
-    if (c.budget_bytes <= 0) {
-      probe.reason = fmt::format("the fixed memory {} fills the device", FormatBytes(probe.fixed_bytes));
-      probe.no_schedule_can_fit = true;
-      return probe;
-    }
-    if (c.budget_bytes < c.min_peak_bytes) {
-      probe.no_schedule_can_fit = true;
-      probe.reason = fmt::format("budget {} is below the minimum peak {}",
-                                 FormatBytes(c.budget_bytes), FormatBytes(c.min_peak_bytes));
-      return probe;
-    }
-    SolverSettings settings = settings_;  // a probe never outlives the total limit
-    settings.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, TotalLeft()));
-    settings.decide_at_cost = c.cost_cap * (1 + 1e-12);
-    const StrategyRow row = RunStrategy(strategy, *c.graph, c.budget_bytes, settings);
-    probe.seconds = row.seconds;
-    probe.solver_status = row.solver_status;
-    if (row.result) {
-      probe.cost = row.result->cost;
-      probe.overhead = row.result->cost / c.total_cost;
-      probe.peak_bytes = row.result->peak_bytes;
-    }
-    // A tiny tolerance: costs are sums of doubles and the cap is one.
-    const double cap = c.cost_cap * (1 + 1e-12);
-    if (row.fits() && row.result->cost <= cap) {
-      probe.outcome = Outcome::kFeasible;
-      return probe;
-    }
-    if (row.fits()) {
-      probe.reason = fmt::format("overhead {:.3f}x above the cap {:.3f}x", *probe.overhead,
-                                 c.cost_cap / c.total_cost);
-    } else if (row.result) {
-      probe.reason = fmt::format("peak {} over the budget {}", FormatBytes(row.result->peak_bytes),
-                                 FormatBytes(c.budget_bytes));
-    } else {
-      probe.reason = "no schedule (" + row.solver_status + ")";
-    }
-    if (strategy != "optimal") return probe;  // a heuristic's own verdict
-
-    // Optimal: infeasible only with a proof that no schedule within the cap exists.
-    if (row.solver_status == "infeasible") {
-      probe.reason = "proven infeasible";
-      return probe;
-    }
-    if (row.own_bound && *row.own_bound > cap) {
-      probe.reason += fmt::format("; proven: lower bound {:.3f}x", *row.own_bound / c.total_cost);
-      return probe;
-    }
-    const BestBound best = BestLowerBound(
-        *c.graph, c.budget_bytes,
-        {.time_limit_s = std::max(0.5, std::min(settings_.time_limit_s, TotalLeft())),
-         .threads = settings_.threads});
-    if (best.status == SolveStatus::kInfeasible) {
-      probe.reason += fmt::format("; proven: {} shows no schedule fits", best.source);
-      return probe;
-    }
-    if (best.cost > cap) {
-      probe.reason += fmt::format("; proven: {} bound {:.3f}x", best.source, best.cost / c.total_cost);
-      return probe;
-    }
-    probe.outcome = Outcome::kUndecided;
-    probe.reason = fmt::format("undecided: solver {} at the time limit, {}, and no proof that "
-                               "none fits",
-                               row.solver_status, probe.reason);
-    return probe;
-  }
-
-  // Exponential then binary search for the largest feasible batch, starting above
-  // `known_feasible` (a batch already known to have a schedule, or 0). For optimal, whose
-  // feasibility is monotone in the batch, doubling stops at the first failure. A heuristic
-  // can fail at one batch and succeed at a larger one (a rounding of a different LP), so its
-  // doubling goes on until no schedule of any strategy can fit (the budget is below the
-  // minimum peak, or the weights fill the device) and the binary search then runs above the
-  // largest power of two that worked.
-  StrategySearch Search(const std::string& strategy, int64_t known_feasible, ProgressLine& progress,
-                        const std::string& position) {
-    StrategySearch search;
-    search.strategy = strategy;
-    search.seeded_from = known_feasible;
-    const auto start = std::chrono::steady_clock::now();
-    std::map<int64_t, Probe> by_batch;
-    auto probe = [&](int64_t batch) {
-      progress.Start(fmt::format("{} at batch {} ({})", strategy, batch, position));
-      Probe p = Run(strategy, batch);
-      progress.Finish();
-      search.probes.push_back(p);
-      by_batch[batch] = p;
-      return p.outcome == Outcome::kFeasible;
-    };
-    int64_t lo = std::min(known_feasible, options_.max_batch);
-    int64_t hi = 0;  // smallest batch found not feasible; 0: none yet
-    int64_t batch = lo > 0 ? std::min(2 * lo, options_.max_batch) : 1;
-    if (lo == options_.max_batch) {
-      search.limit_reached = true;
-    } else {
-      const bool monotone = strategy == "optimal";
-      while (true) {
-        if (TotalLeft() <= 0) {
-          search.stopped_at_total_limit = true;
-          break;
-        }
-        if (probe(batch)) {
-          lo = batch;
-          hi = 0;
-        } else if (hi == 0 || batch < hi) {
-          hi = batch;
-        }
-        if (hi > 0 && (monotone || by_batch.at(batch).no_schedule_can_fit)) break;
-        if (batch == options_.max_batch) {
-          search.limit_reached = hi == 0;
-          break;
-        }
-        batch = std::min(2 * batch, options_.max_batch);
-      }
-      // The smallest failure above the largest success bounds the binary search.
-      if (hi > 0) {
-        for (const auto& [b, p] : by_batch) {
-          if (b > lo && p.outcome != Outcome::kFeasible) {
-            hi = b;
-            break;
-          }
-        }
-      }
-      while (hi - lo > 1) {
-        if (TotalLeft() <= 0) {
-          search.stopped_at_total_limit = true;
-          break;
-        }
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (probe(mid)) lo = mid;
-        else hi = mid;
-      }
-    }
-    search.max_batch = lo;
-    if (lo > 0) {
-      auto found = by_batch.find(lo);
-      search.at_max = found != by_batch.end() ? found->second : Run(strategy, lo);
-    }
-    if (hi > 0) {
-      search.next = by_batch.at(hi);
-      search.exact = search.next->outcome == Outcome::kInfeasible;
-    }
-    // Stopped early, batches between max_batch and the next probe were never tried.
-    if (search.stopped_at_total_limit) search.exact = false;
-    for (const auto& [b, p] : by_batch) {
-      if (b > lo && p.outcome == Outcome::kUndecided) search.uncertified = p;
-      if (b > lo && p.outcome == Outcome::kInfeasible && !search.smallest_infeasible) {
-        search.smallest_infeasible = b;
-      }
-    }
-    search.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return search;
-  }
-
-  const BatchCase& Reference() { return Case(1); }
-
- private:
-  const MaxBatchOptions& options_;
-  int64_t memory_bytes_;
-  ModelOptions model_options_;
-  Optimizer optimizer_;
-  SolverSettings settings_;
-  std::chrono::steady_clock::time_point begin_;
-  std::map<int64_t, std::unique_ptr<BatchCase>> cases_;
-};
-
-nlohmann::json ProbeJson(const Probe& p) {
+nlohmann::json ProbeJson(const BatchProbe& p) {
   nlohmann::json j = {{"batch", p.batch},
                       {"activation_budget_bytes", p.budget_bytes},
                       {"fixed_memory_bytes", p.fixed_bytes},
-                      {"outcome", OutcomeName(p.outcome)},
+                      {"outcome", BatchOutcomeName(p.outcome)},
                       {"solve_time_s", p.seconds}};
   if (!p.reason.empty()) j["reason"] = p.reason;
   if (!p.solver_status.empty()) j["solver_status"] = p.solver_status;
@@ -323,11 +73,6 @@ nlohmann::json ProbeJson(const Probe& p) {
   if (p.overhead) j["overhead"] = *p.overhead;
   if (p.peak_bytes) j["peak_bytes"] = *p.peak_bytes;
   return j;
-}
-
-std::optional<double> Ratio(const StrategySearch& search, int64_t reference_batch) {
-  if (reference_batch <= 0) return std::nullopt;
-  return static_cast<double>(search.max_batch) / static_cast<double>(reference_batch);
 }
 
 // Why the search stopped: the verdict at max_batch + 1, and for optimal whether it is proven.
@@ -348,21 +93,17 @@ std::string StopText(const StrategySearch& s) {
   return text;
 }
 
-void WritePlot(const std::vector<StrategySearch>& searches, const std::string& title,
-               const std::string& path) {
+void WritePlot(const MaxBatchReport& report, const std::string& title, const std::string& path) {
+  const std::vector<StrategySearch>& searches = report.results;
   std::string data =
       "# columns: index strategy max_batch best_uncertified_batch ratio_vs_checkpoint_all\n"
       "# best_uncertified_batch: the largest batch the solver could neither schedule nor rule out "
       "(NaN: none)\n";
-  int64_t reference = 0;
-  for (const StrategySearch& s : searches) {
-    if (s.strategy == kReference) reference = s.max_batch;
-  }
   for (size_t i = 0; i < searches.size(); ++i) {
     const StrategySearch& s = searches[i];
     data += fmt::format("{} {} {} {} {}\n", i, s.strategy, s.max_batch,
                         s.uncertified ? std::to_string(s.uncertified->batch) : "NaN",
-                        NumberOrMissing(Ratio(s, reference), "NaN"));
+                        NumberOrMissing(report.Ratio(s), "NaN"));
   }
   const bool any_uncertified = std::any_of(searches.begin(), searches.end(),
                                            [](const StrategySearch& s) { return s.uncertified; });
@@ -408,6 +149,77 @@ int64_t ParseMemory(const MaxBatchOptions& options) {
   throw UsageError("give the device memory with --memory SIZE or --device NAME");
 }
 
+nlohmann::json SearchJson(const StrategySearch& s, const MaxBatchReport& report) {
+  nlohmann::json probes = nlohmann::json::array();
+  for (const BatchProbe& p : s.probes) probes.push_back(ProbeJson(p));
+  const auto ratio = report.Ratio(s);
+  return {{"strategy", s.strategy},
+          {"max_batch", s.max_batch},
+          {"certified", s.strategy == "optimal" ? nlohmann::json(s.certified())
+                                                : nlohmann::json(nullptr)},
+          {"next_batch", s.next ? ProbeJson(*s.next) : nlohmann::json(nullptr)},
+          {"limit_reached", s.limit_reached},
+          {"stopped_at_total_limit", s.stopped_at_total_limit},
+          {"ratio_vs_checkpoint_all", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
+          {"at_max", s.at_max ? ProbeJson(*s.at_max) : nlohmann::json(nullptr)},
+          {"best_uncertified", s.uncertified ? ProbeJson(*s.uncertified) : nlohmann::json(nullptr)},
+          {"smallest_infeasible_batch", s.smallest_infeasible
+                                            ? nlohmann::json(*s.smallest_infeasible)
+                                            : nlohmann::json(nullptr)},
+          {"search_started_above", s.seeded_from},
+          {"probes", probes},
+          {"time_s", s.seconds}};
+}
+
+const char* CapRule(const MaxBatchOptions& options) {
+  return options.max_overhead > 0 ? "--max-overhead" : "one extra forward pass";
+}
+
+void PrintJson(const MaxBatchOptions& options, const MaxBatchReport& report, const Graph& one,
+               int64_t memory_bytes) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const StrategySearch& s : report.results) rows.push_back(SearchJson(s, report));
+  const nlohmann::json doc = {
+      {"schema", "remat.maxbatch/1"},
+      {"model", options.zoo.model},
+      {"graph_at_batch_1", GraphSummaryJson(one)},
+      {"device_memory_bytes", memory_bytes},
+      {"optimizer", OptimizerName(ToOptimizer(options.zoo))},
+      {"overhead_cap", report.cap_ratio},
+      {"overhead_cap_rule", CapRule(options)},
+      {"max_batch_limit", options.max_batch},
+      {"checkpoint_all_max_batch", report.reference_batch},
+      {"solver", SolverSettingsJson(options.solver)},
+      {"results", rows}};
+  fmt::print("{}\n", doc.dump(2));
+}
+
+void PrintTable(const MaxBatchOptions& options, const MaxBatchReport& report,
+                const BatchCase& one, int64_t memory_bytes) {
+  fmt::print("model: {}; device memory {} ({} B); optimizer {}\n", one.built->graph.name(),
+             FormatBytes(memory_bytes), memory_bytes, OptimizerName(ToOptimizer(options.zoo)));
+  fmt::print("fixed memory at batch 1: {} (parameters, gradients, optimizer state; the input "
+             "adds {} per sample)\n",
+             FormatBytes(one.built->fixed_bytes), FormatBytes(one.built->input_bytes));
+  fmt::print("a schedule counts when its cost is at most {:.3f}x the no-remat cost ({}); "
+             "time limit {:g} s per solver run\n\n",
+             report.cap_ratio, CapRule(options), options.solver.time_limit_s);
+  std::vector<std::vector<std::string>> table;
+  for (const StrategySearch& s : report.results) {
+    const auto ratio = report.Ratio(s);
+    table.push_back(
+        {s.strategy, std::to_string(s.max_batch) + (s.limit_reached ? "+" : ""),
+         ratio ? fmt::format("{:.2f}x", *ratio) : "-",
+         s.at_max ? FormatBytes(s.at_max->budget_bytes) : "-",
+         s.at_max && s.at_max->peak_bytes ? FormatBytes(*s.at_max->peak_bytes) : "-",
+         s.at_max && s.at_max->overhead ? fmt::format("{:.3f}x", *s.at_max->overhead) : "-",
+         std::to_string(s.probes.size()), fmt::format("{:.1f}", s.seconds), StopText(s)});
+  }
+  fmt::print("{}", FormatTable({"strategy", "max batch", "vs checkpoint-all", "activation budget",
+                                "peak", "overhead", "probes", "time s", "next batch fails"},
+                               table));
+}
+
 void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
   if (options.zoo.batch > 0) {
     throw UsageError("maxbatch searches the batch size: leave out --batch");
@@ -417,113 +229,31 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
     FindGnuplot();
   }
   const int64_t memory_bytes = ParseMemory(options);
-  MaxBatchSearch search(options, memory_bytes);
+  MaxBatchSearch search(ZooBatchBuilder(options),
+                        {.memory_bytes = memory_bytes, .settings = options.solver,
+                         .max_overhead = options.max_overhead, .max_batch = options.max_batch,
+                         .total_time_limit_s = options.total_time_limit_s});
   const BatchCase& one = search.Reference();
-  std::vector<std::string> names = ParseStrategyList(options.strategies, *one.graph);
-  const double cap_ratio = one.cost_cap / one.total_cost;
-
+  const std::vector<std::string> names = ParseStrategyList(options.strategies, one.built->graph);
   ProgressLine progress("maxbatch", 0, ProgressWanted(options.quiet));
-  // checkpoint-all is the reference of every ratio; baselines run before the solvers so that
-  // the optimal search can start from the largest batch a baseline schedule already fits.
-  std::vector<StrategySearch> results(names.size());
-  std::optional<StrategySearch> reference;
-  int64_t best_baseline = 0;
-  auto position = [&](size_t i) { return fmt::format("strategy {}/{}", i + 1, names.size()); };
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (FindBaseline(names[i]) == nullptr) continue;
-    results[i] = search.Search(names[i], 0, progress, position(i));
-    best_baseline = std::max(best_baseline, results[i].max_batch);
-    if (names[i] == kReference) reference = results[i];
-  }
-  if (!reference) {
-    reference = search.Search(kReference, 0, progress, "reference");
-    best_baseline = std::max(best_baseline, reference->max_batch);
-  }
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (FindBaseline(names[i]) != nullptr) continue;
-    // The MILP starts from the cheapest fitting baseline, so optimal is feasible wherever a
-    // baseline is; approx rounds an LP and has no such guarantee.
-    const int64_t seed = names[i] == "optimal" ? best_baseline : 0;
-    results[i] = search.Search(names[i], seed, progress, position(i));
-  }
-  const int64_t reference_batch = reference->max_batch;
-  const std::string optimizer = OptimizerName(ToOptimizer(options.zoo));
-  const std::string title = fmt::format("{}: largest batch on {} B ({}), {}", options.zoo.model,
-                                        memory_bytes, FormatBytes(memory_bytes), optimizer);
-
+  const MaxBatchReport report = search.SearchAll(names, progress.Hooks());
   if (options.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const StrategySearch& s : results) {
-      nlohmann::json probes = nlohmann::json::array();
-      for (const Probe& p : s.probes) probes.push_back(ProbeJson(p));
-      const auto ratio = Ratio(s, reference_batch);
-      rows.push_back(
-          {{"strategy", s.strategy},
-           {"max_batch", s.max_batch},
-           {"certified", s.strategy == "optimal" ? nlohmann::json(s.exact && !s.limit_reached)
-                                                 : nlohmann::json(nullptr)},
-           {"next_batch", s.next ? ProbeJson(*s.next) : nlohmann::json(nullptr)},
-           {"limit_reached", s.limit_reached},
-           {"stopped_at_total_limit", s.stopped_at_total_limit},
-           {"ratio_vs_checkpoint_all", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
-           {"at_max", s.at_max ? ProbeJson(*s.at_max) : nlohmann::json(nullptr)},
-           {"best_uncertified", s.uncertified ? ProbeJson(*s.uncertified) : nlohmann::json(nullptr)},
-           {"smallest_infeasible_batch", s.smallest_infeasible
-                                             ? nlohmann::json(*s.smallest_infeasible)
-                                             : nlohmann::json(nullptr)},
-           {"search_started_above", s.seeded_from},
-           {"probes", probes},
-           {"time_s", s.seconds}});
-    }
-    const nlohmann::json doc = {
-        {"schema", "remat.maxbatch/1"},
-        {"model", options.zoo.model},
-        {"graph_at_batch_1", GraphSummaryJson(*one.graph)},
-        {"device_memory_bytes", memory_bytes},
-        {"optimizer", optimizer},
-        {"overhead_cap", cap_ratio},
-        {"overhead_cap_rule", options.max_overhead > 0 ? "--max-overhead"
-                                                        : "one extra forward pass"},
-        {"max_batch_limit", options.max_batch},
-        {"checkpoint_all_max_batch", reference_batch},
-        {"solver", SolverSettingsJson(options.solver)},
-        {"results", rows}};
-    fmt::print("{}\n", doc.dump(2));
+    PrintJson(options, report, one.built->graph, memory_bytes);
   } else {
-    fmt::print("model: {}; device memory {} ({} B); optimizer {}\n", one.graph->name(),
-               FormatBytes(memory_bytes), memory_bytes, optimizer);
-    fmt::print("fixed memory at batch 1: {} (parameters, gradients, optimizer state; the input "
-               "adds {} per sample)\n",
-               FormatBytes(one.fixed.total_bytes()), FormatBytes(one.fixed.input_bytes));
-    fmt::print("a schedule counts when its cost is at most {:.3f}x the no-remat cost ({}); "
-               "time limit {:g} s per solver run\n\n",
-               cap_ratio, options.max_overhead > 0 ? "--max-overhead" : "one extra forward pass",
-               options.solver.time_limit_s);
-    std::vector<std::vector<std::string>> table;
-    for (const StrategySearch& s : results) {
-      const auto ratio = Ratio(s, reference_batch);
-      table.push_back(
-          {s.strategy, std::to_string(s.max_batch) + (s.limit_reached ? "+" : ""),
-           ratio ? fmt::format("{:.2f}x", *ratio) : "-",
-           s.at_max ? FormatBytes(s.at_max->budget_bytes) : "-",
-           s.at_max && s.at_max->peak_bytes ? FormatBytes(*s.at_max->peak_bytes) : "-",
-           s.at_max && s.at_max->overhead ? fmt::format("{:.3f}x", *s.at_max->overhead) : "-",
-           std::to_string(s.probes.size()), fmt::format("{:.1f}", s.seconds), StopText(s)});
-    }
-    fmt::print("{}", FormatTable({"strategy", "max batch", "vs checkpoint-all", "activation budget",
-                                  "peak", "overhead", "probes", "time s", "next batch fails"},
-                                 table));
+    PrintTable(options, report, one, memory_bytes);
   }
   if (!options.plot_path.empty()) {
-    WritePlot(results, title, options.plot_path);
+    const std::string title =
+        fmt::format("{}: largest batch on {} B ({}), {}", options.zoo.model, memory_bytes,
+                    FormatBytes(memory_bytes), OptimizerName(ToOptimizer(options.zoo)));
+    WritePlot(report, title, options.plot_path);
     if (!options.json) {
       const PlotFiles files = PlotFilesFor(options.plot_path);
-      fmt::print("\nplot written to {} (data {}, script {})\n", files.image, files.data, files.script);
+      fmt::print("\nplot written to {} (data {}, script {})\n", files.image, files.data,
+                 files.script);
     }
   }
-  const bool any = std::any_of(results.begin(), results.end(),
-                               [](const StrategySearch& s) { return s.max_batch > 0; });
-  exit_code = any ? kExitOk : kExitNoFeasibleSchedule;
+  exit_code = report.any() ? kExitOk : kExitNoFeasibleSchedule;
 }
 
 }  // namespace

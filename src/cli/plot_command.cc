@@ -11,6 +11,9 @@
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
 #include "core/sizes.h"
+#include "planning/budget.h"
+#include "planning/plan_report.h"
+#include "solvers/solver_types.h"
 #include "core/plan.h"
 #include "core/schedule_json.h"
 #include "core/simulator.h"
@@ -83,40 +86,24 @@ std::string MatrixPanel(const std::string& title, int32_t n, double x, double y,
       x, y, w, h, GnuplotQuote(title), n - 0.5, n - 0.5);
 }
 
-void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
-  ImageFormatOf(options.output_path);
-  FindGnuplot();
-  const ScheduleDocument doc = LoadScheduleFile(options.schedule_path);
-  const Graph& graph = doc.graph;
-  const Schedule& schedule = doc.schedule;
-  const Plan plan = BuildPlan(graph, schedule);
-  const SimulationResult sim = Simulate(graph, plan);
-
-  std::optional<int64_t> budget = doc.info.budget_bytes;
-  if (!options.budget_text.empty()) {
-    const int64_t no_remat_peak =
-        CheckpointAll(graph, std::numeric_limits<int64_t>::max()).peak_bytes;
-    try {
-      budget = ResolveSize(ParseSize(options.budget_text), no_remat_peak);
-    } catch (const std::invalid_argument& error) {
-      throw UsageError(fmt::format("--budget: {}", error.what()));
-    }
-  }
-  const ByteUnit unit = ByteUnitFor(std::max(sim.peak_bytes, budget.value_or(0)));
-  const ScheduleData data = BuildData(schedule, plan, sim, unit);
-  const int32_t n = graph.size();
-  const std::string name = graph.name().empty() ? options.schedule_path : graph.name();
-  // Honest labels: a solver's schedule says whether it was proven, and the gap when known.
+// "optimal (proven optimal), gap 0.0%": a solver's schedule says whether it was proven, and
+// its gap to the recorded bound when known (honest labels).
+std::string StrategyLabel(const ScheduleDocument& doc, const SimulationResult& sim) {
   std::string strategy = doc.info.strategy.empty() ? "schedule" : doc.info.strategy;
   if (!doc.info.solver_status.empty()) {
     strategy += doc.info.solver_status == "optimal" ? " (proven optimal)"
                                                     : " (" + doc.info.solver_status + ")";
   }
   if (doc.info.lower_bound_cost && sim.cost > 0) {
-    strategy += fmt::format(", gap {:.1f}%",
-                            100.0 * std::max(0.0, sim.cost - *doc.info.lower_bound_cost) / sim.cost);
+    strategy += fmt::format(", gap {:.1f}%", 100.0 * RelativeGap(sim.cost, *doc.info.lower_bound_cost));
   }
+  return strategy;
+}
 
+// The gnuplot script: the R and S panels above the memory over the plan's operations.
+std::string ScheduleCommands(const std::string& name, const std::string& strategy, int32_t n,
+                             const SimulationResult& sim, const ScheduleData& data,
+                             const ByteUnit& unit, std::optional<int64_t> budget) {
   std::string commands = fmt::format("set multiplot title {}\n",
                                      GnuplotQuote(fmt::format("{}: {}, cost {:.6g}, peak {}",
                                                               name, strategy, sim.cost,
@@ -161,13 +148,14 @@ void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
   }
   commands += memory_plot + "\nunset multiplot\n";
 
-  RenderPlot({.image_path = options.output_path,
-              .title = fmt::format("remat plot schedule {}", options.schedule_path),
-              .width_px = 1100,
-              .height_px = 1000,
-              .data = data.text,
-              .commands = commands});
+  return commands;
+}
 
+void PrintSummary(const PlotScheduleOptions& options, const ScheduleDocument& doc,
+                  const std::string& name, const std::string& strategy,
+                  const SimulationResult& sim, const ScheduleData& data,
+                  std::optional<int64_t> budget) {
+  const int32_t n = doc.graph.size();
   fmt::print("schedule: {} ({}, {} nodes, strategy {})\n", options.schedule_path, name, n, strategy);
   fmt::print("re-simulated: cost {:.6g}, peak {} ({} B); {} operations; R: {} computed, {} "
              "recomputed; S: {} held\n",
@@ -187,6 +175,30 @@ void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
   }
   const PlotFiles files = PlotFilesFor(options.output_path);
   fmt::print("plot written to {} (data {}, script {})\n", files.image, files.data, files.script);
+}
+
+void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
+  ImageFormatOf(options.output_path);
+  FindGnuplot();
+  const ScheduleDocument doc = LoadScheduleFile(options.schedule_path);
+  const Graph& graph = doc.graph;
+  const Plan plan = BuildPlan(graph, doc.schedule);
+  const SimulationResult sim = Simulate(graph, plan);
+  std::optional<int64_t> budget = doc.info.budget_bytes;
+  if (!options.budget_text.empty()) {
+    budget = ParseBytes(options.budget_text, "--budget", NoRemat(graph).peak_bytes);
+  }
+  const ByteUnit unit = ByteUnitFor(std::max(sim.peak_bytes, budget.value_or(0)));
+  const ScheduleData data = BuildData(doc.schedule, plan, sim, unit);
+  const std::string name = graph.name().empty() ? options.schedule_path : graph.name();
+  const std::string strategy = StrategyLabel(doc, sim);
+  RenderPlot({.image_path = options.output_path,
+              .title = fmt::format("remat plot schedule {}", options.schedule_path),
+              .width_px = 1100,
+              .height_px = 1000,
+              .data = data.text,
+              .commands = ScheduleCommands(name, strategy, graph.size(), sim, data, unit, budget)});
+  PrintSummary(options, doc, name, strategy, sim, data, budget);
   exit_code = kExitOk;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "planning/work_progress.h"
+
 namespace remat {
 
 // True when progress should be shown: not `quiet` and stderr is a terminal.
@@ -36,6 +38,11 @@ class ProgressLine {
   void SetTotal(int64_t total) { total_ = total; }
   int64_t done() const { return done_; }
   double ElapsedSeconds() const;
+  // Hooks for planning's long work that draw on this line (valid while the line lives).
+  WorkProgress Hooks() {
+    return {.start = [this](const std::string& what) { Start(what); },
+            .finish = [this] { Finish(); }};
+  }
 
  private:
   void Draw();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/sizes.h"
+#include "planning/plan_report.h"
 
 namespace remat {
 
@@ -59,7 +60,11 @@ std::string RunStrategyName(const std::string& name) {
 
 std::optional<StrategyResult> PlanStrategy(const std::string& strategy, const Graph& graph,
                                            int64_t budget_bytes, const SolverSettings& settings) {
-  const StrategyRow row = RunStrategy(RunStrategyName(strategy), graph, budget_bytes, settings);
+  const PlanReport report = PlanAtBudget(graph, Budget{.activation_bytes = budget_bytes},
+                                         {.strategies = {RunStrategyName(strategy)},
+                                          .settings = settings,
+                                          .lower_bound = false});
+  const StrategyRow& row = report.rows.front();
   if (!row.fits()) {
     fmt::print(stderr, "remat-run: {} found no schedule within {} ({} B){}{}\n", strategy,
                FormatBytes(budget_bytes), budget_bytes, row.note.empty() ? "" : ": ", row.note);

@@ -10,7 +10,7 @@
 
 #include "cli/zoo_commands.h"
 #include "core/graph.h"
-#include "solvers/strategy_runner.h"
+#include "planning/strategy_runner.h"
 #include "zoo/registry.h"
 
 namespace remat {

@@ -34,38 +34,10 @@ struct StepArgs {
   bool json = false;
 };
 
-int RunStep(const StepArgs& args) {
-  at::set_num_threads(args.model.threads);
-  CountingAllocator::Install();
-  const BuiltModel model = BuildRunModel(args.model);
-  const Graph graph = BuildTrainingGraph(model.forward);
-  Schedule schedule;
-  std::string name = RunStrategyName(args.strategy);
-  if (!args.schedule_path.empty()) {
-    ScheduleDocument document = LoadScheduleFile(args.schedule_path);
-    if (StructureFingerprint(document.graph) != StructureFingerprint(graph)) {
-      throw InputError(fmt::format("{}: the schedule was made for another graph than {}",
-                                   args.schedule_path, graph.name()));
-    }
-    schedule = std::move(document.schedule);
-    name = document.info.strategy;
-  } else {
-    const int64_t budget_bytes =
-        args.budget.empty() ? std::numeric_limits<int64_t>::max()
-                            : ParseBytes(args.budget, "--budget", NoRematPeakBytes(graph));
-    std::optional<StrategyResult> result =
-        PlanStrategy(args.strategy, graph, budget_bytes,
-                     {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
-                      .verbose = args.verbose, .progress = true});
-    if (!result) return kExitNoFeasibleSchedule;
-    schedule = std::move(result->schedule);
-  }
-  exec::Network network(model.info, args.model.seed);
-  exec::Executor executor(network, graph);
-  const exec::StepResult step = executor.Run(BuildPlan(graph, schedule));
-  const auto gradients = exec::CopyGradients(network);
-  const exec::ReferenceStep reference = exec::AutogradStep(network);
-  const exec::GradientComparison cmp = exec::CompareGradients(gradients, reference.gradients);
+// The step's outcome: JSON (remat.run-step/1) or lines for people.
+void PrintStep(const StepArgs& args, const Graph& graph, const std::string& name,
+               const exec::StepResult& step, const exec::ReferenceStep& reference,
+               const exec::GradientComparison& cmp, const exec::Network& network) {
   const bool agree = exec::GradientsAgree(cmp);
   const int64_t fixed = network.parameter_bytes() + network.gradient_bytes() + network.input_bytes();
   const std::string transient_node = step.largest_transient_node < 0
@@ -108,6 +80,42 @@ int RunStep(const StepArgs& args) {
     fmt::print("evaluations {} ({} recomputations), step {:.3f} s on {} thread(s)\n",
                step.evaluations, step.recomputations, step.seconds, args.model.threads);
   }
+}
+
+int RunStep(const StepArgs& args) {
+  at::set_num_threads(args.model.threads);
+  CountingAllocator::Install();
+  const BuiltModel model = BuildRunModel(args.model);
+  const Graph graph = BuildTrainingGraph(model.forward);
+  Schedule schedule;
+  std::string name = RunStrategyName(args.strategy);
+  if (!args.schedule_path.empty()) {
+    ScheduleDocument document = LoadScheduleFile(args.schedule_path);
+    if (StructureFingerprint(document.graph) != StructureFingerprint(graph)) {
+      throw InputError(fmt::format("{}: the schedule was made for another graph than {}",
+                                   args.schedule_path, graph.name()));
+    }
+    schedule = std::move(document.schedule);
+    name = document.info.strategy;
+  } else {
+    const int64_t budget_bytes =
+        args.budget.empty() ? std::numeric_limits<int64_t>::max()
+                            : ParseBytes(args.budget, "--budget", NoRematPeakBytes(graph));
+    std::optional<StrategyResult> result =
+        PlanStrategy(args.strategy, graph, budget_bytes,
+                     {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
+                      .verbose = args.verbose, .progress = true});
+    if (!result) return kExitNoFeasibleSchedule;
+    schedule = std::move(result->schedule);
+  }
+  exec::Network network(model.info, args.model.seed);
+  exec::Executor executor(network, graph);
+  const exec::StepResult step = executor.Run(BuildPlan(graph, schedule));
+  const auto gradients = exec::CopyGradients(network);
+  const exec::ReferenceStep reference = exec::AutogradStep(network);
+  const exec::GradientComparison cmp = exec::CompareGradients(gradients, reference.gradients);
+  const bool agree = exec::GradientsAgree(cmp);
+  PrintStep(args, graph, name, step, reference, cmp, network);
   return agree ? kExitOk : kExitInternal;
 }
 

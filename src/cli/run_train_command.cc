@@ -15,6 +15,7 @@
 #include "core/cost_profile.h"
 #include "core/plan.h"
 #include "core/sizes.h"
+#include "planning/budget.h"
 #include "core/training_graph.h"
 #include "exec/counting_allocator.h"
 #include "exec/network.h"
@@ -45,87 +46,77 @@ nlohmann::json OptionalJson(const auto& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
-int RunTrain(const TrainArgs& args) {
-  if (args.memory.empty() && args.budget.empty()) {
-    throw UsageError("train needs --memory SIZE or --budget SIZE");
-  }
-  at::set_num_threads(args.model.threads);
-  exec::CountingAllocator::Install();
-  const BuiltModel model = BuildRunModel(args.model);
-  Graph graph = BuildTrainingGraph(model.forward);
-  if (!args.costs_path.empty()) graph = ApplyCostProfile(graph, args.costs_path);
-  const FixedMemory fixed = ComputeFixedMemory(model.info, Optimizer::kSgd);
-  const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+// What one `remat-run train` produced, for printing.
+struct TrainOutcome {
+  const Graph& graph;
+  const StrategyResult& planned;
+  const StrategyResult& no_remat;
+  const FixedMemory& fixed;
   int64_t budget_bytes = 0;
-  if (!args.memory.empty()) {
-    if (args.memory.find('%') != std::string::npos) {
-      throw UsageError("--memory takes a size, not a percentage");
-    }
-    const int64_t memory_bytes = ParseBytes(args.memory, "--memory", 0);
-    budget_bytes = ActivationBudgetBytes(memory_bytes, fixed);
-    if (budget_bytes <= 0) {
-      throw InputError(fmt::format("the fixed memory {} ({} B) alone exceeds the device memory {} "
-                                   "({} B)", FormatBytes(fixed.total_bytes()), fixed.total_bytes(),
-                                   FormatBytes(memory_bytes), memory_bytes));
-    }
-  } else {
-    budget_bytes = ParseBytes(args.budget, "--budget", no_remat.peak_bytes);
-  }
-  const std::optional<StrategyResult> planned =
-      PlanStrategy(args.strategy, graph, budget_bytes,
-                   {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
-                    .verbose = args.verbose, .progress = true});
-  if (!planned) return kExitNoFeasibleSchedule;
+  const exec::TrainReport& report;
+  std::string strategy;
+  std::string transient_node;  // the node with the largest transient allocation, or ""
+};
 
-  exec::Network network(model.info, args.model.seed);
-  const exec::TrainReport report =
-      exec::Train(network, graph, BuildPlan(graph, planned->schedule),
-                  BuildPlan(graph, no_remat.schedule), args.options);
-  const double predicted_overhead = planned->cost / no_remat.cost;
+void PrintJson(const TrainArgs& args, const TrainOutcome& o) {
+  const Graph& graph = o.graph;
+  const StrategyResult* planned = &o.planned;
+  const StrategyResult& no_remat = o.no_remat;
+  const FixedMemory& fixed = o.fixed;
+  const exec::TrainReport& report = o.report;
   const exec::StepResult& peak = report.peak_step;
-  const bool failed = report.gradients_match.has_value() && !*report.gradients_match;
-  const std::string strategy = RunStrategyName(args.strategy);
-  const std::string transient_node = peak.largest_transient_node < 0
-                                         ? std::string()
-                                         : graph.node(peak.largest_transient_node).name;
-  if (args.json) {
-    nlohmann::json steps = nlohmann::json::array();
-    nlohmann::json losses = nlohmann::json::array();
-    for (const exec::TrainStepRecord& s : report.steps) {
-      losses.push_back(s.loss);
-      steps.push_back({{"loss", s.loss}, {"seconds", s.seconds},
-                       {"no_remat_seconds", s.no_remat_seconds},
-                       {"measured_peak_bytes", s.measured_peak_bytes},
-                       {"gradients_match", OptionalJson(s.gradients_match)},
-                       {"max_abs_gradient_diff", OptionalJson(s.max_abs_gradient_diff)}});
-    }
-    const nlohmann::json out = {
-        {"schema", "remat.run-train/1"}, {"model", args.model.zoo.model}, {"graph", graph.name()},
-        {"cost_unit", graph.cost_unit()}, {"strategy", strategy},
-        {"parameters", planned->parameters},
-        {"threads", args.model.threads}, {"learning_rate", args.options.learning_rate},
-        {"budget_bytes", budget_bytes}, {"fixed_bytes", fixed.total_bytes()},
-        {"gradients_checked", args.options.check_gradients},
-        {"gradients_match", OptionalJson(report.gradients_match)},
-        {"gradients_bitwise_equal", OptionalJson(report.gradients_bitwise_equal)},
-        {"max_abs_gradient_diff", OptionalJson(report.max_abs_gradient_diff)},
-        {"predicted_peak_bytes", peak.predicted_peak_bytes},
-        {"predicted_tensor_peak_bytes", peak.predicted_tensor_peak_bytes},
-        {"tensor_peak_bytes", peak.tensor_peak_bytes},
-        {"measured_peak_bytes", peak.measured_peak_bytes},
-        {"largest_transient_bytes", peak.largest_transient_bytes},
-        {"largest_transient_node", transient_node},
-        {"no_remat_predicted_peak_bytes", no_remat.peak_bytes},
-        {"no_remat_measured_peak_bytes", report.no_remat_measured_peak_bytes},
-        {"cost", planned->cost}, {"no_remat_cost", no_remat.cost},
-        {"predicted_overhead", predicted_overhead},
-        {"measured_overhead", report.measured_overhead()},
-        {"median_step_seconds", report.median_seconds},
-        {"median_no_remat_step_seconds", report.median_no_remat_seconds},
-        {"recomputations", peak.recomputations}, {"losses", losses}, {"steps", steps}};
-    fmt::print("{}\n", out.dump(1));
-    return failed ? kExitInternal : kExitOk;
+  const int64_t budget_bytes = o.budget_bytes;
+  const std::string& strategy = o.strategy;
+  const std::string& transient_node = o.transient_node;
+  const double predicted_overhead = planned->cost / no_remat.cost;
+  nlohmann::json steps = nlohmann::json::array();
+  nlohmann::json losses = nlohmann::json::array();
+  for (const exec::TrainStepRecord& s : report.steps) {
+    losses.push_back(s.loss);
+    steps.push_back({{"loss", s.loss}, {"seconds", s.seconds},
+                     {"no_remat_seconds", s.no_remat_seconds},
+                     {"measured_peak_bytes", s.measured_peak_bytes},
+                     {"gradients_match", OptionalJson(s.gradients_match)},
+                     {"max_abs_gradient_diff", OptionalJson(s.max_abs_gradient_diff)}});
   }
+  const nlohmann::json out = {
+      {"schema", "remat.run-train/1"}, {"model", args.model.zoo.model}, {"graph", graph.name()},
+      {"cost_unit", graph.cost_unit()}, {"strategy", strategy},
+      {"parameters", planned->parameters},
+      {"threads", args.model.threads}, {"learning_rate", args.options.learning_rate},
+      {"budget_bytes", budget_bytes}, {"fixed_bytes", fixed.total_bytes()},
+      {"gradients_checked", args.options.check_gradients},
+      {"gradients_match", OptionalJson(report.gradients_match)},
+      {"gradients_bitwise_equal", OptionalJson(report.gradients_bitwise_equal)},
+      {"max_abs_gradient_diff", OptionalJson(report.max_abs_gradient_diff)},
+      {"predicted_peak_bytes", peak.predicted_peak_bytes},
+      {"predicted_tensor_peak_bytes", peak.predicted_tensor_peak_bytes},
+      {"tensor_peak_bytes", peak.tensor_peak_bytes},
+      {"measured_peak_bytes", peak.measured_peak_bytes},
+      {"largest_transient_bytes", peak.largest_transient_bytes},
+      {"largest_transient_node", transient_node},
+      {"no_remat_predicted_peak_bytes", no_remat.peak_bytes},
+      {"no_remat_measured_peak_bytes", report.no_remat_measured_peak_bytes},
+      {"cost", planned->cost}, {"no_remat_cost", no_remat.cost},
+      {"predicted_overhead", predicted_overhead},
+      {"measured_overhead", report.measured_overhead()},
+      {"median_step_seconds", report.median_seconds},
+      {"median_no_remat_step_seconds", report.median_no_remat_seconds},
+      {"recomputations", peak.recomputations}, {"losses", losses}, {"steps", steps}};
+  fmt::print("{}\n", out.dump(1));
+}
+
+void PrintTable(const TrainArgs& args, const TrainOutcome& o) {
+  const Graph& graph = o.graph;
+  const StrategyResult* planned = &o.planned;
+  const StrategyResult& no_remat = o.no_remat;
+  const FixedMemory& fixed = o.fixed;
+  const exec::TrainReport& report = o.report;
+  const exec::StepResult& peak = report.peak_step;
+  const int64_t budget_bytes = o.budget_bytes;
+  const std::string& strategy = o.strategy;
+  const std::string& transient_node = o.transient_node;
+  const double predicted_overhead = planned->cost / no_remat.cost;
   fmt::print("{} under {}: activation budget {} ({} B), {} SGD step(s), learning rate {}\n",
              graph.name(), strategy, FormatBytes(budget_bytes), budget_bytes,
              report.steps.size(), args.options.learning_rate);
@@ -157,6 +148,50 @@ int RunTrain(const TrainArgs& args) {
   fmt::print("fixed memory (SGD): {} (parameters {}, gradients {}, input {})\n",
              FormatBytes(fixed.total_bytes()), FormatBytes(fixed.parameter_bytes),
              FormatBytes(fixed.gradient_bytes), FormatBytes(fixed.input_bytes));
+}
+
+int RunTrain(const TrainArgs& args) {
+  if (args.memory.empty() && args.budget.empty()) {
+    throw UsageError("train needs --memory SIZE or --budget SIZE");
+  }
+  at::set_num_threads(args.model.threads);
+  exec::CountingAllocator::Install();
+  const BuiltModel model = BuildRunModel(args.model);
+  Graph graph = BuildTrainingGraph(model.forward);
+  if (!args.costs_path.empty()) graph = ApplyCostProfile(graph, args.costs_path);
+  const FixedMemory fixed = ComputeFixedMemory(model.info, Optimizer::kSgd);
+  const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  if (!args.memory.empty() && args.memory.find('%') != std::string::npos) {
+    throw UsageError("--memory takes a size, not a percentage");
+  }
+  const int64_t budget_bytes =
+      ResolveBudget({.budget_text = args.budget, .memory_text = args.memory,
+                     .model_fixed_bytes = fixed.total_bytes()},
+                    no_remat.peak_bytes)
+          .activation_bytes;
+  const std::optional<StrategyResult> planned =
+      PlanStrategy(args.strategy, graph, budget_bytes,
+                   {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
+                    .verbose = args.verbose, .progress = true});
+  if (!planned) return kExitNoFeasibleSchedule;
+
+  exec::Network network(model.info, args.model.seed);
+  const exec::TrainReport report =
+      exec::Train(network, graph, BuildPlan(graph, planned->schedule),
+                  BuildPlan(graph, no_remat.schedule), args.options);
+  const exec::StepResult& peak = report.peak_step;
+  const bool failed = report.gradients_match.has_value() && !*report.gradients_match;
+  const TrainOutcome outcome{
+      .graph = graph, .planned = *planned, .no_remat = no_remat, .fixed = fixed,
+      .budget_bytes = budget_bytes, .report = report, .strategy = RunStrategyName(args.strategy),
+      .transient_node = peak.largest_transient_node < 0
+                            ? std::string()
+                            : graph.node(peak.largest_transient_node).name};
+  if (args.json) {
+    PrintJson(args, outcome);
+  } else {
+    PrintTable(args, outcome);
+  }
   return failed ? kExitInternal : kExitOk;
 }
 

@@ -9,14 +9,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/budget_sweep.h"
+#include "cli/planning_options.h"
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
-#include "solvers/strategy_runner.h"
+#include "planning/strategy_runner.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -24,7 +24,7 @@ namespace {
 
 struct SweepOptions {
   GraphSource source;
-  BudgetRangeArgs range;
+  BudgetRange range;
   std::string strategies = "all";
   SolverSettings solver{.time_limit_s = 60};
   double total_time_limit_s = 0;  // the whole command; 0: none
@@ -235,7 +235,7 @@ void RunSweep(const SweepOptions& options, int& exit_code) {
                         SweepWorkItems(budgets.size(), sweep.strategies.size(), options.lower_bound),
                         ProgressWanted(options.quiet));
   sweep.points = RunBudgetSweep(graph, budgets, sweep.strategies, options.solver,
-                                options.lower_bound, progress, options.total_time_limit_s);
+                                options.lower_bound, progress.Hooks(), options.total_time_limit_s);
   if (options.json) {
     fmt::print("{}\n", ToJson(sweep, options).dump(2));
   } else if (options.csv) {

@@ -13,6 +13,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Bad input of one kind: no activation budget can exist (the fixed memory fills the device).
+// Python raises it as remat.InfeasibleBudgetError; the CLI treats it as any InputError.
+class InfeasibleBudgetError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // A command or call that asks for something that does not exist or cannot be combined: an
 // unknown strategy, a malformed size, conflicting options. The message names the choices.
 class UsageError : public std::runtime_error {

@@ -1,22 +1,11 @@
-// Memory sizes on the command line: "16GiB", "512MB", "1.5e9", plain bytes, or "60%" of a
-// reference such as the graph's no-rematerialization peak.
+// Memory sizes for people: "1.50 GiB". (Parsing "16GiB" or "60%" belongs to planning:
+// planning/size_parsing.h.)
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace remat {
-
-struct SizeSpec {
-  bool percent = false;
-  double value = 0;  // bytes, or a percentage when `percent`
-};
-
-// Throws std::invalid_argument with the accepted forms on malformed text (exit 2).
-SizeSpec ParseSize(const std::string& text);
-
-// Bytes for a spec; a percentage is taken of `reference_bytes` and rounded down.
-int64_t ResolveSize(const SizeSpec& spec, int64_t reference_bytes);
 
 // "1.50 GiB", "512 B": binary units for people (JSON output carries exact integers).
 std::string FormatBytes(int64_t bytes);

@@ -18,9 +18,11 @@
 #include "core/schedule_json.h"
 #include "core/simulator.h"
 #include "core/sizes.h"
+#include "planning/size_parsing.h"
 #include "solvers/checkmate_solver.h"
 #include "solvers/lower_bound.h"
-#include "solvers/strategy_runner.h"
+#include "python/planning_bindings.h"
+#include "planning/strategy_runner.h"
 
 namespace py = pybind11;
 
@@ -88,7 +90,8 @@ PYBIND11_MODULE(_core, m) {
   // remat.Error is the base of every error the planner raises; UsageError also takes
   // std::invalid_argument (malformed sizes). Later registrations are tried first.
   auto& error = py::register_exception<std::runtime_error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<InputError>(m, "InputError", error.ptr());
+  auto& input = py::register_exception<InputError>(m, "InputError", error.ptr());
+  py::register_exception<InfeasibleBudgetError>(m, "InfeasibleBudgetError", input.ptr());
   auto& usage = py::register_exception<UsageError>(m, "UsageError", error.ptr());
   py::register_exception<InternalError>(m, "InternalError", error.ptr());
   static PyObject* usage_error = usage.ptr();
@@ -312,4 +315,6 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("graph"), py::arg("schedule"), py::arg("strategy"), py::arg("budget_bytes"),
       py::arg("path"));
+
+  BindPlanning(m);
 }

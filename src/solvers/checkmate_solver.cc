@@ -20,8 +20,8 @@
 namespace remat {
 
 double OptimizerResult::gap() const {
-  if (!schedule || schedule->cost <= 0) return std::nan("");
-  return std::max(0.0, (schedule->cost - lower_bound) / schedule->cost);
+  if (!schedule) return std::nan("");
+  return RelativeGap(schedule->cost, lower_bound);
 }
 
 StrategyResult DecodeSchedule(const Graph& graph, const CheckmateModel& model,

@@ -1,5 +1,8 @@
-// Names of solver outcomes, as printed and written to JSON.
+// Names of solver outcomes, as printed and written to JSON, and the gap to a bound.
 #include "solvers/solver_types.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace remat {
 
@@ -13,6 +16,11 @@ const char* SolveStatusName(SolveStatus status) {
     case SolveStatus::kError: return "error";
   }
   return "?";
+}
+
+double RelativeGap(double cost, double bound) {
+  if (!(cost > 0)) return std::nan("");
+  return std::max(0.0, cost - bound) / cost;
 }
 
 }  // namespace remat

@@ -20,6 +20,12 @@ enum class SolveStatus {
 
 const char* SolveStatusName(SolveStatus status);
 
+// The gap of a schedule's `cost` to a proven lower `bound` on every schedule's cost:
+// (cost - bound) / cost, clamped at 0 (a bound above the cost only means the bound is tight
+// up to rounding). NaN when `cost` is not positive, where no relative gap is defined. This is
+// the one gap formula of remat: solvers, plans, sweeps, the CLI and Python all report it.
+double RelativeGap(double cost, double bound);
+
 struct SolverProgress {
   double elapsed_s = 0;
   double incumbent = std::numeric_limits<double>::infinity();  // model objective units

@@ -1,36 +1,12 @@
-// The pieces behind the evaluation verbs: budget grids, plot file names, byte units, gnuplot
-// quoting and the progress line's text.
+// The pieces behind the evaluation verbs: plot file names, byte units, gnuplot quoting and the
+// progress line's text (budget grids: tests/planning/budget_sweep_test.cc).
 #include <gtest/gtest.h>
 
-#include "cli/budget_sweep.h"
 #include "cli/gnuplot.h"
 #include "cli/progress.h"
 
 namespace remat {
 namespace {
-
-TEST(BudgetGridTest, EvenlySpacedWholeBytesWithBothEnds) {
-  // 3 + floor(7 i / 3) for i = 0..3.
-  EXPECT_EQ(BudgetGrid(3, 10, 4), (std::vector<int64_t>{3, 5, 7, 10}));
-  EXPECT_EQ(BudgetGrid(3, 10, 8), (std::vector<int64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
-}
-
-TEST(BudgetGridTest, MorePointsThanBytesGiveEachBudgetOnce) {
-  // 10 points over 3 bytes: floor(2 i / 9) repeats, each budget is kept once.
-  EXPECT_EQ(BudgetGrid(5, 7, 10), (std::vector<int64_t>{5, 6, 7}));
-}
-
-TEST(BudgetGridTest, OnePointOrAnEmptySpanIsTheUpperEnd) {
-  EXPECT_EQ(BudgetGrid(3, 10, 1), (std::vector<int64_t>{10}));
-  EXPECT_EQ(BudgetGrid(10, 10, 5), (std::vector<int64_t>{10}));
-}
-
-TEST(BudgetGridTest, LargeBudgetsDoNotOverflow) {
-  // 16e9-byte spans times the index stay exact in long double.
-  const auto grid = BudgetGrid(1'000'000'000'000, 17'000'000'000'000, 3);
-  EXPECT_EQ(grid, (std::vector<int64_t>{1'000'000'000'000, 9'000'000'000'000,
-                                        17'000'000'000'000}));
-}
 
 TEST(PlotFilesTest, DataAndScriptReplaceTheExtension) {
   const PlotFiles files = PlotFilesFor("out/dir/sweep.svg");

@@ -8,8 +8,9 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import torch
 
-from remat import _core
+from remat import _core, planning
 from remat.errors import (InfeasibleBudgetError, InputError, InputMismatchError, UsageError)
+from remat.planning import _size_text
 from remat.torch.capture import CapturedStep, capture
 from remat.torch.costs import COST_UNITS, flop_costs
 from remat.torch.execute import RunStats, run_plan
@@ -57,23 +58,6 @@ class Plan:
 
 def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else (1.0 if a == b else math.inf)
-
-
-def _gap(cost: float, bound: Optional[float]) -> Optional[float]:
-    if bound is None or cost <= 0:
-        return None
-    return max(0.0, cost - bound) / cost
-
-
-def _to_bytes(size: Size, reference_bytes: int, what: str) -> int:
-    if isinstance(size, bool) or not isinstance(size, (int, str)):
-        raise UsageError(f"{what} must be bytes (an int) or a size string such as '16GiB' or "
-                         f"'60%', got {size!r}")
-    if isinstance(size, int):
-        if size < 0:
-            raise UsageError(f"{what} must be >= 0 bytes, got {size}")
-        return size
-    return _core.resolve_size(size, reference_bytes)
 
 
 def _fixed_bytes(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
@@ -200,72 +184,69 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
 
     captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
                                       unknown_ops, flops_per_byte, "")
-    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
     fixed = _fixed_bytes(model, example_inputs)
-    if memory is not None:
-        device_bytes = _to_bytes(memory, no_remat.peak_bytes + fixed, "memory")
-        if device_bytes <= fixed:
-            raise InfeasibleBudgetError(
-                f"memory {_core.format_bytes(device_bytes)} does not hold the fixed memory "
-                f"(parameters, gradients, buffers, inputs) of {_core.format_bytes(fixed)}")
-        budget_bytes = device_bytes - fixed
-    elif budget is not None:
-        budget_bytes = _to_bytes(budget, no_remat.peak_bytes, "budget")
-    else:
-        budget_bytes = None
-
     if schedule is not None:
-        document = _core.load_schedule(schedule)
-        if document.graph.fingerprint != graph.fingerprint:
-            raise InputError(f"{schedule}: the schedule was made for a different graph "
-                             f"({document.graph.name or 'unnamed'}, {len(document.graph)} nodes) "
-                             f"than this step ({len(graph)} nodes); solve again")
-        chosen = document.schedule
-        name = document.strategy or "loaded"
-        status = "loaded"
-        if budget_bytes is None:
-            budget_bytes = document.budget_bytes
-        own_bound = None
-    else:
-        minimum = _core.minimum_peak_lower_bound(graph)
-        if budget_bytes < minimum:
-            raise InfeasibleBudgetError(
-                f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
-                f"peak {_core.format_bytes(minimum)} that any schedule of this step needs (one "
-                "operation's output together with its inputs)")
-        row = _core.run_strategy(strategy, graph, budget_bytes, time_limit_s=limit,
-                                 threads=threads, seed=seed)
-        if not row.fits:
-            found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
-                     if row.found else "it found no schedule")
-            raise InfeasibleBudgetError(
-                f"strategy {strategy} found no schedule within the activation budget "
-                f"{_core.format_bytes(budget_bytes)}: {found}"
-                + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-                + "; try a larger budget or another strategy")
-        chosen = row.schedule
-        name = strategy
-        status = row.solver_status or "heuristic"
-        own_bound = row.own_bound
+        return _loaded_step(model, captured, graph, schedule, memory, budget, fixed)
+    resolved = _core._resolve_budget(graph, _size_text(budget, "budget"),
+                                     _size_text(memory, "memory"), fixed)
+    budget_bytes = resolved.activation_bytes
+    minimum = _core.minimum_peak_lower_bound(graph)
+    if budget_bytes < minimum:
+        raise InfeasibleBudgetError(
+            f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
+            f"peak {_core.format_bytes(minimum)} that any schedule of this step needs (one "
+            "operation's output together with its inputs)")
+    report = planning.plan(graph, budget=budget_bytes, strategies=[strategy],
+                           time_limit_s=limit, threads=threads, seed=seed,
+                           lower_bound=lower_bound)
+    row = report.rows[0]
+    if not row.fits:
+        found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
+                 if row.peak_bytes is not None else "it found no schedule")
+        raise InfeasibleBudgetError(
+            f"strategy {strategy} found no schedule within the activation budget "
+            f"{_core.format_bytes(budget_bytes)}: {found}"
+            + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
+            + "; try a larger budget or another strategy")
+    plan = _plan_of(graph, row.schedule, strategy, row.solver_status or "heuristic",
+                    budget_bytes, report.no_remat_cost, report.no_remat_peak_bytes, fixed,
+                    report.lower_bound)
+    return CompiledStep(model, captured, graph, row.schedule, plan)
 
-    simulated = _core.simulate(graph, chosen)
+
+def _plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status: str,
+             budget_bytes: Optional[int], no_remat_cost: float, no_remat_peak_bytes: int,
+             fixed: int, bound: Optional[float]) -> Plan:
+    """The step's Plan from the simulator's figures for ``schedule`` (the source of truth)."""
+    simulated = _core.simulate(graph, schedule)
     if budget_bytes is not None and simulated.peak_bytes > budget_bytes:
         raise InfeasibleBudgetError(
             f"the schedule peaks at {_core.format_bytes(simulated.peak_bytes)}, over the "
             f"activation budget {_core.format_bytes(budget_bytes)}")
-    # CBC's proven bound already includes its root LP; other strategies, and a CBC run
-    # stopped before it proved anything (bound 0), get the best bound that fits the time
-    # (absence-gap, and the LP relaxation where its model is small enough).
-    bound = own_bound if own_bound else None
-    if lower_bound and bound is None and budget_bytes is not None:
-        best = _core.best_lower_bound(graph, budget_bytes, time_limit_s=limit, threads=threads)
-        if best.status == "optimal":
-            bound = best.cost
-    plan = Plan(strategy=name, status=status, cost=simulated.cost, no_remat_cost=no_remat.cost,
-                overhead=_ratio(simulated.cost, no_remat.cost),
+    gap = None if bound is None else planning.relative_gap(simulated.cost, bound)
+    return Plan(strategy=strategy, status=status, cost=simulated.cost,
+                no_remat_cost=no_remat_cost, overhead=_ratio(simulated.cost, no_remat_cost),
                 predicted_peak_bytes=simulated.peak_bytes,
                 budget_bytes=budget_bytes if budget_bytes is not None else simulated.peak_bytes,
-                no_remat_peak_bytes=no_remat.peak_bytes, fixed_bytes=fixed, lower_bound=bound,
-                gap=_gap(simulated.cost, bound), cost_unit=graph.cost_unit, nodes=len(graph),
-                recomputations=simulated.evaluations - len(graph))
-    return CompiledStep(model, captured, graph, chosen, plan)
+                no_remat_peak_bytes=no_remat_peak_bytes, fixed_bytes=fixed, lower_bound=bound,
+                gap=None if gap is None or math.isnan(gap) else gap, cost_unit=graph.cost_unit,
+                nodes=len(graph), recomputations=simulated.evaluations - len(graph))
+
+
+def _loaded_step(model, captured, graph, path, memory, budget, fixed) -> CompiledStep:
+    """A step that follows a saved schedule file instead of solving."""
+    document = _core.load_schedule(path)
+    if document.graph.fingerprint != graph.fingerprint:
+        raise InputError(f"{path}: the schedule was made for a different graph "
+                         f"({document.graph.name or 'unnamed'}, {len(document.graph)} nodes) "
+                         f"than this step ({len(graph)} nodes); solve again")
+    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
+    if budget is None and memory is None:
+        budget_bytes = document.budget_bytes
+    else:
+        budget_bytes = _core._resolve_budget(graph, _size_text(budget, "budget"),
+                                             _size_text(memory, "memory"),
+                                             fixed).activation_bytes
+    plan = _plan_of(graph, document.schedule, document.strategy or "loaded", "loaded",
+                    budget_bytes, no_remat.cost, no_remat.peak_bytes, fixed, None)
+    return CompiledStep(model, captured, graph, document.schedule, plan)

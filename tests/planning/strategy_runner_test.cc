@@ -1,6 +1,6 @@
 // The strategy runner: work shared between strategies at one budget gives the same answers,
 // and `optimal` answers with its heuristic start when its MILP cannot fit the time.
-#include "solvers/strategy_runner.h"
+#include "planning/strategy_runner.h"
 
 #include <gtest/gtest.h>
 

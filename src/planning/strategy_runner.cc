@@ -1,5 +1,5 @@
 // Dispatch from strategy names to baselines and solvers, with progress for long solves.
-#include "solvers/strategy_runner.h"
+#include "planning/strategy_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -123,8 +123,7 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
       optimal.progress = [total, drawn](const OptimalProgress& p) {
         *drawn = true;
         const bool has = std::isfinite(p.cost);
-        const double gap = has && p.cost > 0 ? 100.0 * std::max(0.0, p.cost - p.bound) / p.cost
-                                             : 100.0;
+        const double gap = has && p.cost > 0 ? 100.0 * RelativeGap(p.cost, p.bound) : 100.0;
         fmt::print(stderr, "\r[optimal] {:6.1f} s  {:<7} {:<22} cost {:>12} ({})  bound {:>12.6g}"
                            "  gap {:5.1f}%\x1b[K",
                    p.elapsed_s, p.phase, p.detail, has ? fmt::format("{:.6g}", p.cost) : "none",

@@ -1,0 +1,121 @@
+"""remat.plan, remat.sweep and remat.max_batch (remat/planning.py) against the CLI's JSON on the
+same zoo model: one planning layer, so the same numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import remat
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REMAT = os.environ.get("REMAT_BINARY", os.path.join(ROOT, "build", "src", "cli", "remat"))
+
+# MobileNet at batch 2 and 32x32 (185 nodes): at 10 s its LP is skipped by a size rule, not by
+# the clock, so both sides get the same absence-gap bound however loaded the machine is.
+MODEL = ["--model", "mobilenet", "--batch", "2", "--resolution", "32x32"]
+STRATEGIES = ["checkpoint-all", "chen-sqrtn-linear", "griewank-logn", "evict"]
+
+
+def _graph():
+    graph, fixed, _ = remat.zoo_model("mobilenet", batch=2, resolution=(32, 32))
+    return graph, fixed
+
+
+def _cli(*args):
+    if not os.path.exists(REMAT):
+        pytest.skip(f"the remat binary is not built at {REMAT}")
+    run = subprocess.run([REMAT, *args, "--json", "--quiet"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _same_row(py_row: remat.PlanRow, cli_row: dict) -> None:
+    assert py_row.strategy == cli_row["strategy"]
+    assert py_row.status == cli_row["status"]
+    if py_row.cost is None:
+        assert "cost" not in cli_row
+        return
+    # Both sides simulate the same schedule of the same graph: equal to the last bit.
+    assert py_row.cost == cli_row["cost"]
+    assert py_row.peak_bytes == cli_row["peak_bytes"]
+    assert py_row.gap == cli_row.get("gap_to_lower_bound")
+
+
+def test_plan_matches_remat_solve():
+    graph, fixed = _graph()
+    report = remat.plan(graph, budget="70%", strategies=STRATEGIES, time_limit_s=10)
+    cli = _cli("solve", *MODEL, "--budget", "70%", "--strategy", ",".join(STRATEGIES),
+               "--time-limit", "10")
+    assert graph.fingerprint == cli["graph"]["fingerprint"]
+    assert report.budget_bytes == cli["budget_bytes"]
+    assert report.no_remat_cost == cli["no_remat_cost"]
+    assert report.no_remat_peak_bytes == cli["no_remat_peak_bytes"]
+    assert report.min_peak_bytes == cli["min_peak_lower_bound_bytes"]
+    assert report.lower_bound == cli["lower_bound_cost"]
+    assert report.lower_bound_source == cli["lower_bound_source"]
+    assert len(report.rows) == len(cli["results"])
+    for py_row, cli_row in zip(report.rows, cli["results"]):
+        _same_row(py_row, cli_row)
+    best = report.best()
+    assert best is not None and all(best.cost <= r.cost for r in report.rows if r.fits)
+
+
+def test_plan_from_device_memory_subtracts_the_fixed_memory():
+    graph, fixed = _graph()
+    report = remat.plan(graph, memory=fixed + 10_000_000, fixed_bytes=fixed,
+                        strategies="checkpoint-all", lower_bound=False)
+    assert report.device_bytes == fixed + 10_000_000
+    assert report.budget_bytes == 10_000_000
+    with pytest.raises(remat.InfeasibleBudgetError, match="fixed memory"):
+        remat.plan(graph, memory=fixed, fixed_bytes=fixed, strategies="evict")
+    with pytest.raises(remat.UsageError, match="budget= or memory="):
+        remat.plan(graph, budget="50%", memory="1GB", strategies="evict")
+
+
+def test_sweep_matches_remat_sweep():
+    graph, _ = _graph()
+    points = remat.sweep(graph, from_="60%", to="100%", points=3, strategies=STRATEGIES,
+                         time_limit_s=10)
+    cli = _cli("sweep", *MODEL, "--from", "60%", "--to", "100%", "--points", "3",
+               "--strategies", ",".join(STRATEGIES), "--time-limit", "10")
+    cli_points = cli["points"]
+    assert [p.budget_bytes for p in points] == [p["budget_bytes"] for p in cli_points]
+    for point, cli_point in zip(points, cli_points):
+        assert point.lower_bound == cli_point["lower_bound_cost"]
+        for py_row, cli_row in zip(point.rows, cli_point["results"]):
+            _same_row(py_row, cli_row)
+
+
+def test_max_batch_matches_remat_maxbatch():
+    memory = 64_000_000
+    strategies = ["checkpoint-all", "chen-sqrtn-linear"]
+    report = remat.max_batch(lambda b: remat.zoo_model("mobilenet", batch=b, resolution=(32, 32)),
+                             memory=memory, strategies=strategies, time_limit_s=10,
+                             max_batch=4096)
+    cli = _cli("maxbatch", "--model", "mobilenet", "--resolution", "32x32", "--memory",
+               str(memory), "--strategies", ",".join(strategies), "--time-limit", "10",
+               "--max-batch", "4096")
+    assert report.reference_batch == cli["checkpoint_all_max_batch"] > 0
+    assert report.cap_ratio == cli["overhead_cap"]
+    for search, cli_row in zip(report.results, cli["results"]):
+        assert search.strategy == cli_row["strategy"]
+        assert search.max_batch == cli_row["max_batch"]
+        assert search.ratio == cli_row["ratio_vs_checkpoint_all"]
+        assert [p.batch for p in search.probes] == [p["batch"] for p in cli_row["probes"]]
+
+
+def test_max_batch_reports_a_builder_that_returns_the_wrong_shape():
+    with pytest.raises(remat.UsageError, match="must return"):
+        remat.max_batch(lambda b: 3, memory="1GB", strategies="checkpoint-all")
+    with pytest.raises(remat.UsageError, match="not a percentage"):
+        remat.max_batch(lambda b: _graph(), memory="50%")
+
+
+def test_relative_gap_is_the_one_formula():
+    assert remat.relative_gap(10.0, 8.0) == pytest.approx(0.2)
+    assert remat.relative_gap(10.0, 12.0) == 0.0

@@ -1,0 +1,100 @@
+// Strategies over a budget grid, with the best lower bound at each budget.
+#include "planning/budget_sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/sizes.h"
+#include "planning/budget.h"
+#include "solvers/lower_bound.h"
+
+namespace remat {
+
+std::vector<int64_t> BudgetGrid(int64_t from_bytes, int64_t to_bytes, int32_t points) {
+  std::vector<int64_t> budgets;
+  if (points <= 1 || from_bytes == to_bytes) return {to_bytes};
+  const long double span = static_cast<long double>(to_bytes - from_bytes);
+  for (int32_t i = 0; i < points; ++i) {
+    const int64_t step =
+        static_cast<int64_t>(span * static_cast<long double>(i) / static_cast<long double>(points - 1));
+    const int64_t budget = i + 1 == points ? to_bytes : from_bytes + step;
+    if (budgets.empty() || budgets.back() != budget) budgets.push_back(budget);
+  }
+  return budgets;
+}
+
+std::vector<int64_t> ResolveBudgetGrid(const BudgetRange& range, const Graph& graph,
+                                       int64_t no_remat_peak_bytes) {
+  const int64_t from = range.from_text.empty()
+                           ? std::min(MinimumPeakLowerBound(graph), no_remat_peak_bytes)
+                           : ParseBytes(range.from_text, range.from_name, no_remat_peak_bytes);
+  const int64_t to = range.to_text.empty()
+                         ? no_remat_peak_bytes
+                         : ParseBytes(range.to_text, range.to_name, no_remat_peak_bytes);
+  if (from > to) {
+    throw UsageError(fmt::format("the budget range is empty: {} {} B is above {} {} B",
+                                 range.from_name, from, range.to_name, to));
+  }
+  if (from <= 0) throw UsageError(range.from_name + " must be a positive size");
+  return BudgetGrid(from, to, range.points);
+}
+
+int64_t SweepWorkItems(size_t budgets, size_t strategies, bool lower_bound) {
+  return static_cast<int64_t>(budgets * (strategies + (lower_bound ? 1 : 0)));
+}
+
+std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int64_t>& budgets,
+                                       const std::vector<std::string>& strategies,
+                                       const SolverSettings& settings, bool lower_bound,
+                                       const WorkProgress& progress, double total_time_limit_s) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto left = [&] {
+    if (total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
+    return total_time_limit_s -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
+  SolverSettings quiet = settings;
+  quiet.progress = false;  // the sweep's own line replaces the solver's
+  std::vector<SweepPoint> points;
+  for (size_t b = 0; b < budgets.size(); ++b) {
+    SweepPoint point;
+    point.budget_bytes = budgets[b];
+    const std::string where =
+        fmt::format("at {} (budget {}/{})", FormatBytes(point.budget_bytes), b + 1, budgets.size());
+    if (lower_bound && left() > 0) {
+      progress.Start("lower bound " + where);
+      const BestBound best = BestLowerBound(
+          graph, point.budget_bytes,
+          {.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, left())),
+           .threads = settings.threads});
+      point.lower_bound_status = SolveStatusName(best.status);
+      point.lower_bound_seconds = best.seconds;
+      if (best.status == SolveStatus::kOptimal) point.lower_bound = best.cost;
+      progress.Finish();
+    } else {
+      point.lower_bound_status = lower_bound ? "skipped: --total-time-limit spent" : "skipped";
+    }
+    SharedWork shared;  // the roundings solve their LP once per budget; optimal reuses the bound
+    shared.lower_bound = point.lower_bound;
+    for (const std::string& name : strategies) {
+      progress.Start(name + " " + where);
+      if (left() <= 0) {
+        point.rows.push_back({.strategy = name, .solver_status = "skipped",
+                              .note = "skipped: --total-time-limit spent"});
+      } else {
+        SolverSettings capped = quiet;
+        capped.time_limit_s = std::max(0.5, std::min(quiet.time_limit_s, left()));
+        point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, capped, &shared));
+      }
+      progress.Finish();
+    }
+    points.push_back(std::move(point));
+  }
+  return points;
+}
+
+}  // namespace remat

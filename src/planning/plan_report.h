@@ -1,0 +1,61 @@
+// Planning one graph at one budget: the no-remat reference, the budget, the minimum peak, the
+// best lower bound and one row per strategy, each with its gap to that one bound. `remat
+// solve`, remat-run's planning and Python's `remat.plan` all go through PlanAtBudget.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "planning/budget.h"
+#include "planning/strategy_runner.h"
+#include "solvers/lower_bound.h"
+
+namespace remat {
+
+struct PlanRequest {
+  std::vector<std::string> strategies;  // names of StrategyNames(), run in this order
+  SolverSettings settings;
+  bool lower_bound = true;  // compute the best bound (absence-gap and LP) before the strategies
+};
+
+// The schedule without rematerialization: every node once, every output kept.
+struct NoRematReference {
+  double cost = 0;           // the sum of all node costs
+  int64_t peak_bytes = 0;    // its simulated peak
+};
+NoRematReference NoRemat(const Graph& graph);
+
+struct PlanReport {
+  Budget budget;
+  NoRematReference no_remat;
+  int64_t min_peak_bytes = 0;  // MinimumPeakLowerBound: no schedule peaks lower
+  // The best bound on every schedule's cost within the budget; nullopt when it was not asked
+  // for. Its status kInfeasible proves that no schedule fits.
+  std::optional<BestBound> bound;
+  std::vector<StrategyRow> rows;  // in the order asked
+
+  // The bound's cost when one was proven (not when the budget was shown infeasible).
+  std::optional<double> lower_bound() const;
+  // RelativeGap of a fitting row to lower_bound(); nullopt without both or at cost 0.
+  std::optional<double> Gap(const StrategyRow& row) const;
+  bool any_fits() const;
+  // The cheapest fitting row (ties: the first asked), or nullptr when none fits.
+  const StrategyRow* Best() const;
+  bool below_minimum_peak() const { return budget.activation_bytes < min_peak_bytes; }
+};
+
+// Plans `graph` at `budget` (already resolved) with every strategy of `request`. The roundings
+// share one LP and `optimal` starts from local-search's schedule and reuses the bound.
+PlanReport PlanAtBudget(const Graph& graph, const Budget& budget, const PlanRequest& request);
+
+// The same, resolving `budget` first (percentages are of the no-remat peak).
+PlanReport PlanAtBudget(const Graph& graph, const BudgetRequest& budget,
+                        const PlanRequest& request);
+
+// RelativeGap of a fitting row to `bound`; nullopt without both or at cost 0.
+std::optional<double> GapToBound(const StrategyRow& row, const std::optional<double>& bound);
+
+}  // namespace remat

@@ -1,0 +1,76 @@
+// Planning at one budget: rows in the order asked, each gap from the one formula against the
+// one bound of the report, and the cheapest fitting row as the best.
+#include "planning/plan_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/training_graph.h"
+#include "testing/random_graphs.h"
+
+namespace remat {
+namespace {
+
+TEST(RelativeGapTest, IsTheShareOfTheCostAboveTheBound) {
+  // A schedule of cost 10 against a bound of 8 is 20% from optimal.
+  EXPECT_DOUBLE_EQ(RelativeGap(10, 8), 0.2);
+  // A bound above the cost (rounding) is a gap of 0, and no gap is defined at cost 0.
+  EXPECT_EQ(RelativeGap(10, 11), 0.0);
+  EXPECT_TRUE(std::isnan(RelativeGap(0, 0)));
+}
+
+TEST(PlanReportTest, NoRematReferenceOfALinearGraph) {
+  // LinearGraph(4): 9 unit nodes, each computed once.
+  const PlanReport r = PlanAtBudget(LinearGraph(4), BudgetRequest{.budget_text = "100%"},
+                                    {.strategies = {"checkpoint-all"}, .lower_bound = false});
+  EXPECT_EQ(r.no_remat.cost, 9.0);
+  EXPECT_EQ(r.budget.activation_bytes, r.no_remat.peak_bytes);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_TRUE(r.rows[0].fits());
+  EXPECT_FALSE(r.bound);
+  EXPECT_FALSE(r.Gap(r.rows[0]));  // no bound asked, no gap
+}
+
+TEST(PlanReportTest, EveryRowsGapUsesTheReportsBound) {
+  const Graph g = testing::RandomTrainingGraph(4, 8);
+  const std::vector<std::string> names = {"checkpoint-all", "chen-sqrtn-linear", "evict",
+                                          "local-search"};
+  const PlanReport r = PlanAtBudget(g, BudgetRequest{.budget_text = "80%"},
+                                    {.strategies = names, .settings = {.time_limit_s = 20}});
+  ASSERT_EQ(r.rows.size(), names.size());
+  ASSERT_TRUE(r.lower_bound());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const StrategyRow& row = r.rows[i];
+    EXPECT_EQ(row.strategy, names[i]);
+    if (!row.fits()) {
+      EXPECT_FALSE(r.Gap(row)) << row.strategy;
+      continue;
+    }
+    // A valid bound is never above a fitting schedule's cost.
+    EXPECT_LE(*r.lower_bound(), row.result->cost * (1 + 1e-9)) << row.strategy;
+    EXPECT_DOUBLE_EQ(*r.Gap(row), (row.result->cost - *r.lower_bound()) / row.result->cost);
+  }
+  const StrategyRow* best = r.Best();
+  ASSERT_NE(best, nullptr);
+  for (const StrategyRow& row : r.rows) {
+    if (row.fits()) EXPECT_LE(best->result->cost, row.result->cost) << row.strategy;
+  }
+}
+
+TEST(PlanReportTest, ABudgetBelowTheMinimumPeakIsReportedAndNothingFits) {
+  const Graph g = testing::RandomTrainingGraph(2, 6);
+  const int64_t minimum = MinimumPeakLowerBound(g);
+  const PlanReport r = PlanAtBudget(g, Budget{.activation_bytes = minimum - 1},
+                                    {.strategies = {"evict"}, .settings = {.time_limit_s = 5}});
+  EXPECT_TRUE(r.below_minimum_peak());
+  EXPECT_FALSE(r.any_fits());
+  EXPECT_EQ(r.Best(), nullptr);
+  // The bound proves it too, or at least proves no cost.
+  ASSERT_TRUE(r.bound);
+  EXPECT_EQ(r.bound->status, SolveStatus::kInfeasible);
+  EXPECT_FALSE(r.lower_bound());
+}
+
+}  // namespace
+}  // namespace remat
