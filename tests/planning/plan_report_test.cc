@@ -54,7 +54,9 @@ TEST(PlanReportTest, EveryRowsGapUsesTheReportsBound) {
   const StrategyRow* best = r.Best();
   ASSERT_NE(best, nullptr);
   for (const StrategyRow& row : r.rows) {
-    if (row.fits()) EXPECT_LE(best->result->cost, row.result->cost) << row.strategy;
+    if (row.fits()) {
+      EXPECT_LE(best->result->cost, row.result->cost) << row.strategy;
+    }
   }
 }
 
