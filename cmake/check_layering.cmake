@@ -1,4 +1,4 @@
-# The layering check (DESIGN §7), run by the build before anything compiles:
+# The layering check (docs/design.md §7), run by the build before anything compiles:
 #   cmake -DSRC=<dir holding the layer folders> -P check_layering.cmake
 # Fails (a fatal error, so the build stops) when
 #   - a file of one layer includes a header of a layer that is not below it,
@@ -80,5 +80,5 @@ foreach(layer IN LISTS layers)
 endforeach()
 
 if(problems)
-  message(FATAL_ERROR "layering check failed (DESIGN §7: dependencies point down only):${problems}")
+  message(FATAL_ERROR "layering check failed (a layer may use only the layers below it):${problems}")
 endif()

@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const Graph& graph = doc->graph;
   const Schedule& schedule = doc->schedule;
-  // The reader promises a schedule that fits its graph and satisfies DESIGN §3.
+  // The reader promises a schedule that fits its graph and satisfies docs/design.md §3.
   Require(schedule.stages() == graph.size());
   Require(CheckSchedule(graph, schedule).empty());
   fuzz::CheckAcceptedGraph(graph);

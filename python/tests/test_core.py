@@ -116,8 +116,12 @@ def test_hand_edited_schedule_file_is_bad_input(tmp_path):
     remat.save_schedule(graph, row.schedule, "checkpoint-all", 8, str(path))
     document = json.loads(path.read_text())
     # Node 1 is no longer held into stage 2, where node 2 reads it: the schedule breaks the
-    # correctness rule of DESIGN §3 and must be refused with the file named.
+    # correctness rule of docs/design.md §3 and must be refused naming the file and the violation.
     document["S"][1] = []
     path.write_text(json.dumps(document))
-    with pytest.raises(remat.InputError, match=r"plan\.json.*breaks DESIGN"):
+    with pytest.raises(
+        remat.InputError,
+        match=r"plan\.json: R/S: the schedule is not valid: stage 2: node 2 \('n2'\) reads "
+        r"node 1 \('n1'\), which is neither computed nor held",
+    ):
         remat.load_schedule(str(path))

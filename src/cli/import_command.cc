@@ -1,4 +1,4 @@
-// remat import: reads an ONNX model, builds its training graph (DESIGN §1) and writes it as a
+// remat import: reads an ONNX model, builds its training graph (docs/design.md §1) and writes it as a
 // remat graph file, with a summary of what the importer made of the file's nodes.
 #include "cli/import_command.h"
 

@@ -47,7 +47,7 @@ ScheduleData BuildData(const Schedule& schedule, const Plan& plan,
   const std::vector<std::vector<int32_t>> computed = schedule.R.Rows();
   for (int32_t t = 0; t < schedule.stages(); ++t) {
     for (int32_t i : computed[t]) {
-      // Frontier-advancing: stage t computes node t for the first time (DESIGN §3).
+      // Frontier-advancing: stage t computes node t for the first time (docs/design.md §3).
       const bool first = i == t;
       d.text += fmt::format("{} {} {}\n", t, i, first ? 1 : 2);
       ++(first ? d.computed : d.recomputed);

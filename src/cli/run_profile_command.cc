@@ -51,7 +51,7 @@ void PrintCostComparison(const Graph& graph, const CostProfile& profile) {
   fmt::print("zero-FLOP nodes: {} taking {:.1f}% of the measured step\n", c.zero_cost_nodes,
              100 * c.zero_cost_measured_share);
   // Forward nodes run their own layer; a backward node bwd(j) runs the backward kernels of j's
-  // consumers (DESIGN §1's edges), and the zoo charges it theirs.
+  // consumers (docs/design.md §1's edges), and the zoo charges it theirs.
   const int32_t loss = *graph.loss();
   for (const bool forward : {true, false}) {
     std::vector<double> part_flops, part_measured;

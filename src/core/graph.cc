@@ -1,4 +1,4 @@
-// Graph construction and validation: every invariant of DESIGN §1 is checked here once,
+// Graph construction and validation: every invariant of docs/design.md §1 is checked here once,
 // so the rest of remat can rely on a valid graph.
 #include "core/graph.h"
 

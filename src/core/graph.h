@@ -1,4 +1,4 @@
-// The training graph: nodes in topological order, each producing one tensor (DESIGN §1).
+// The training graph: nodes in topological order, each producing one tensor (docs/design.md §1).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ struct Node {
   double cost = 0.0;        // in the graph's cost unit; >= 0
   int64_t bytes = 0;        // size of the output tensor; >= 0
   // Memory allocated and released inside the node's own execution (kernel scratch, gradient
-  // temporaries), on top of its output; >= 0. Counted at the node's compute only (DESIGN §3).
+  // temporaries), on top of its output; >= 0. Counted at the node's compute only (docs/design.md §3).
   int64_t workspace_bytes = 0;
   int32_t forward_of = -1;  // for a backward node: the forward node it differentiates, or -1
 };

@@ -1,4 +1,4 @@
-// Lowering of a staged schedule to an operation list (DESIGN §3).
+// Lowering of a staged schedule to an operation list (docs/design.md §3).
 #include "core/plan.h"
 
 namespace remat {

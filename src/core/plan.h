@@ -1,5 +1,5 @@
 // The operation list of a schedule: allocate, compute and free, in execution order
-// (DESIGN §3, "Execution of stage t"). This is what an executor runs and a simulator checks.
+// (docs/design.md §3, "Execution of stage t"). This is what an executor runs and a simulator checks.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct Op {
 
 using Plan = std::vector<Op>;
 
-// Lowers a schedule to operations by the rules of DESIGN §3. The plan is built mechanically:
+// Lowers a schedule to operations by the rules of docs/design.md §3. The plan is built mechanically:
 // an incorrect schedule gives a plan that the simulator rejects.
 Plan BuildPlan(const Graph& graph, const Schedule& schedule);
 

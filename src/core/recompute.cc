@@ -1,4 +1,4 @@
-// R from S (DESIGN §3): each stage computes its frontier node and every value that S starts
+// R from S (docs/design.md §3): each stage computes its frontier node and every value that S starts
 // holding in the next stage, then, recursively, every input of a computed node that the
 // stage neither computes nor holds. Linear in the size of R (times log runs) for any S.
 #include "core/recompute.h"

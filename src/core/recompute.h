@@ -1,4 +1,4 @@
-// The optimal recomputation R for a fixed checkpoint matrix S (DESIGN §3, "R from S").
+// The optimal recomputation R for a fixed checkpoint matrix S (docs/design.md §3, "R from S").
 #pragma once
 
 #include "core/stage_matrix.h"

@@ -1,4 +1,4 @@
-// Validity checks for a staged schedule (DESIGN §3: frontier-advancing and correctness), run
+// Validity checks for a staged schedule (docs/design.md §3: frontier-advancing and correctness), run
 // over the runs of R and S so that they take time linear in the schedule's size.
 #include "core/schedule.h"
 

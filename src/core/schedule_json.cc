@@ -84,10 +84,10 @@ ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& so
   Schedule schedule{MatrixFromIntervals(Field(doc, "R", root), n, root / "R"),
                     MatrixFromIntervals(Field(doc, "S", root), n, root / "S")};
   // A schedule file is validated like a graph: R and S edited by hand must still satisfy
-  // frontier-advancing and correctness (DESIGN §3) before anything plans or runs from them.
+  // frontier-advancing and correctness (docs/design.md §3) before anything plans or runs from them.
   const std::vector<std::string> problems = CheckSchedule(graph, schedule, 5);
   if (!problems.empty()) {
-    (root / "R/S").Fail(fmt::format("the schedule breaks DESIGN §3: {}",
+    (root / "R/S").Fail(fmt::format("the schedule is not valid: {}",
                                     fmt::join(problems, "; ")));
   }
   ScheduleInfo info;

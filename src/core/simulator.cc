@@ -1,4 +1,4 @@
-// Memory and cost simulation of an operation list (DESIGN §3, peak and cost definitions).
+// Memory and cost simulation of an operation list (docs/design.md §3, peak and cost definitions).
 #include "core/simulator.h"
 
 #include <algorithm>

@@ -14,7 +14,7 @@ namespace remat {
 struct SimulationResult {
   double cost = 0;                            // sum of the costs of all evaluations
   // Largest live bytes at any compute: its output, its inputs and everything else allocated,
-  // plus the node's workspace_bytes (DESIGN §3).
+  // plus the node's workspace_bytes (docs/design.md §3).
   int64_t peak_bytes = 0;
   int64_t evaluations = 0;                    // number of compute operations
   std::vector<int32_t> evaluations_per_node;  // how often each node is computed (>= 1)

@@ -1,4 +1,4 @@
-// Forward-to-training graph rule (DESIGN §1) and the linear benchmark graph.
+// Forward-to-training graph rule (docs/design.md §1) and the linear benchmark graph.
 #include "core/training_graph.h"
 
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 namespace remat {
 namespace {
 
-// The rule beyond DESIGN §1: the VJP of a product of activations with respect to one factor
+// Product-rule edges (docs/design.md §1): the VJP of a product of activations for one factor
 // reads the others, so for a flagged node i and distinct inputs j != k of i, bwd(j) reads k.
 // Without the edge, bwd(j) would have no way to the other factor (attention's grad @ V^T).
 template <typename Bwd>

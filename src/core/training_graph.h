@@ -1,4 +1,4 @@
-// Builders of training graphs: the forward-to-training rule of DESIGN §1 and the paper's
+// Builders of training graphs: the forward-to-training rule of docs/design.md §1 and the paper's
 // linear benchmark graph.
 #pragma once
 
@@ -15,7 +15,7 @@ struct ForwardNode {
   std::string name;
   double cost = 0.0;                    // forward cost in the graph's unit
   int64_t bytes = 0;                    // output bytes
-  // The cost of bwd(i): the kernels that run in it (DESIGN §1: the input gradients of i's
+  // The cost of bwd(i): the kernels that run in it (docs/design.md §1: the input gradients of i's
   // consumers and the weight gradients computed there). Default: twice the forward cost (the
   // paper's shortcut, for hand-written graphs).
   std::optional<double> backward_cost;
@@ -37,9 +37,9 @@ struct ForwardGraph {
   double loss_cost = 0.0;
 };
 
-// DESIGN §1: forward nodes 0..f-1, loss f, bwd(i) = 2f - i; every forward edge j -> i gives
+// docs/design.md §1: forward nodes 0..f-1, loss f, bwd(i) = 2f - i; every forward edge j -> i gives
 // j -> i, bwd(i) -> bwd(j) and i -> bwd(j); every forward i gives i -> bwd(i); f-1 feeds the
-// loss and the loss feeds bwd(f-1). One rule beyond DESIGN §1 (on purpose, docs/semantics.md):
+// loss and the loss feeds bwd(f-1). One rule beyond the paper's (on purpose, docs/semantics.md):
 // for a node i with backward_reads_inputs, every ordered pair of distinct inputs j != k of i
 // gives k -> bwd(j), unless that edge already exists (k is also a consumer of j). The result
 // has 2f+1 nodes and 3e+f+2+x edges, x the number of such extra edges (x = d(d-1) per flagged

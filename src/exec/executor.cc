@@ -61,7 +61,7 @@ at::Tensor Executor::ComputeNode(int32_t node, bool first) {
   }
   if (node == f) return LossForward(network_.loss_input(), Read(node, f - 1), network_.labels());
 
-  // bwd(j): the gradient of j's output from j's consumers (DESIGN §1).
+  // bwd(j): the gradient of j's output from j's consumers (docs/design.md §1).
   const int32_t j = 2 * f - node;
   at::Tensor grad;
   auto add = [&grad](at::Tensor contribution) {

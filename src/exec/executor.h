@@ -35,7 +35,7 @@ struct StepResult {
   double seconds = 0;               // wall time of the step
 };
 
-// Executes nodes of DESIGN §1's training graph of `network`: forward i = layer i, the loss
+// Executes nodes of docs/design.md §1's training graph of `network`: forward i = layer i, the loss
 // f, bwd(i) = 2f - i. A node reads only the values its in-edges name (checked on every read,
 // InternalError otherwise), plus parameters, the input batch and the labels.
 class Executor {

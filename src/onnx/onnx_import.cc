@@ -775,7 +775,7 @@ class Importer {
     std::vector<std::pair<int32_t, int64_t>> activations;  // (forward id, bytes) per input
   };
 
-  // DESIGN §1: bwd(j) runs the input gradient of every consumer of j for each input that reads
+  // docs/design.md §1: bwd(j) runs the input gradient of every consumer of j for each input that reads
   // j, and the weight gradients of the consumers whose first activation input is j (of a node
   // without activation inputs, its own backward node: nothing differentiates the data); the
   // last node's backward also runs the loss gradient.
@@ -914,7 +914,7 @@ class Importer {
       forward.nodes.back().backward_reads_inputs =
           sources.size() >= 2 && IsProductOfInputs(node);
     }
-    forward.loss_bytes = 4 * result_.batch;  // one float per sample (DESIGN §1)
+    forward.loss_bytes = 4 * result_.batch;  // one float per sample (docs/design.md §1)
     forward.loss_cost = 0.0;
     AttributeBackwardCosts(backward_inputs);
 

@@ -1,4 +1,4 @@
-// Imports an ONNX model as a forward graph (DESIGN §1): one forward node per ONNX operator that
+// Imports an ONNX model as a forward graph (docs/design.md §1): one forward node per ONNX operator that
 // computes an activation, bytes from inferred shapes and element types, FLOPs by the zoo's
 // analytic model. Constant and shape computations are folded away, identity-like operators
 // alias their input, initializers and constants are parameters (fixed memory). docs/onnx.md
@@ -45,7 +45,7 @@ struct ImportedOnnxModel {
   int64_t batch = 0;                  // the batch the graph is built at
   std::optional<int64_t> exported_batch;  // the file's fixed batch; empty when symbolic
 
-  // Fixed memory (DESIGN §2). Parameters are initializers and Constant outputs, sized by their
+  // Fixed memory (docs/design.md §2). Parameters are initializers and Constant outputs, sized by their
   // element types; trainable ones are the floating-point initializers other than batch-norm
   // running statistics. Inputs are the graph inputs without initializers, at `batch`.
   int64_t parameters = 0;  // elements
@@ -76,7 +76,7 @@ ImportedOnnxModel ImportOnnxBytes(std::string_view bytes, const std::string& sou
                                   const OnnxImportOptions& options = {});
 
 // Parameters, their gradients and optimizer state (copies of the trainable bytes) and the
-// input batch, by the rule of DESIGN §2 with the model's own element sizes.
+// input batch, by the rule of docs/design.md §2 with the model's own element sizes.
 FixedMemory OnnxFixedMemory(const ImportedOnnxModel& model, Optimizer optimizer);
 
 }  // namespace remat

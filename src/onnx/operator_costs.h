@@ -1,5 +1,5 @@
 // The ONNX operators the importer supports and their forward FLOPs, by the zoo's analytic model
-// (DESIGN §1, docs/zoo.md "Cost model flops"); docs/onnx.md lists them. Free of ONNX headers so
+// (docs/design.md §1, docs/zoo.md "Cost model flops"); docs/onnx.md lists them. Free of ONNX headers so
 // that it can be tested on plain shapes.
 #pragma once
 

@@ -170,7 +170,10 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Schedule>(m, "Schedule")
       .def(py::init(&ScheduleOf), py::arg("graph"), py::arg("R"), py::arg("S"),
-           "R and S as, per stage, the list of nodes computed / held; checked against DESIGN §3.")
+           "R and S as, per stage, the list of nodes computed / held. InputError unless stage t "
+           "computes node t for the first time (frontier-advancing), every input of a computed "
+           "node is computed or held in its stage and every held value was held or computed in "
+           "the stage before (correctness).")
       .def_property_readonly("stages", &Schedule::stages)
       .def_property_readonly("R", [](const Schedule& s) { return s.R.Rows(); })
       .def_property_readonly("S", [](const Schedule& s) { return s.S.Rows(); });
@@ -302,7 +305,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("budget_bytes",
                              [](const ScheduleDocument& d) { return d.info.budget_bytes; });
   m.def("load_schedule", &LoadScheduleFile, py::arg("path"),
-        "Reads a schedule file; InputError for a malformed one or one that breaks DESIGN §3.");
+        "Reads a schedule file; InputError for a malformed one or one whose R and S break "
+        "frontier-advancing or correctness (as for Schedule).");
   m.def(
       "save_schedule",
       [](const Graph& g, const Schedule& s, const std::string& strategy,

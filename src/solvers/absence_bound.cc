@@ -48,7 +48,7 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
   int64_t open_bytes = 0;
   int64_t terms_total = 0;
   for (int32_t t = 0; t < n; ++t) {
-    // Live while t first runs: its output, its workspace and its inputs (DESIGN §3).
+    // Live while t first runs: its output, its workspace and its inputs (docs/design.md §3).
     int64_t fixed = graph.node(t).bytes + graph.node(t).workspace_bytes;
     for (int32_t p : graph.preds(t)) fixed += graph.node(p).bytes;
     const int64_t capacity = budget_bytes - fixed;

@@ -1,5 +1,5 @@
 // The absence-gap lower bound: a small covering problem whose optimum bounds the cost of every
-// schedule under DESIGN §3 from below, at sizes where the Checkmate LP cannot be built
+// schedule under docs/design.md §3 from below, at sizes where the Checkmate LP cannot be built
 // (proof in docs/solvers.md, "The absence-gap bound").
 #pragma once
 

@@ -42,7 +42,7 @@ double CostScale(const Graph& graph) {
 }
 
 // The size of the paper's plain formulation (binary FREE with the two-sided linearization of
-// DESIGN §4, no reductions), computed without building it.
+// docs/design.md §4, no reductions), computed without building it.
 ModelSize PaperSize(const Graph& graph) {
   const int64_t n = graph.size();
   ModelSize size;
@@ -96,7 +96,7 @@ class CheckmateModelBuilder {
       model_.objective_constant += Cost(t);
       for (int32_t i = 0; i < t; ++i) {
         if (t > last_use_[i]) continue;
-        // S is branched on first: R follows from S (DESIGN §3).
+        // S is branched on first: R follows from S (docs/design.md §3).
         if (t > lo_) {
           model_.s_[model_.Index(t, i)] = model_.lp.AddColumn(
               {.lower = 0, .upper = 1, .objective = 0, .integer = options_.integer, .priority = 1});
@@ -228,7 +228,7 @@ class CheckmateModelBuilder {
     }
   }
 
-  // Paper §4 memory recurrence, with workspace w (DESIGN §3): U[t][k] is the memory while k
+  // Paper §4 memory recurrence, with workspace w (docs/design.md §3): U[t][k] is the memory while k
   // runs, so it holds k's workspace, which the next position releases.
   // U[t][0] = R[t][0] (b0 + w0) + sum S[t][i] b_i;
   // U[t][k] = U[t][k-1] - R[t][k-1] w_{k-1} + R[t][k] (b_k + w_k)

@@ -1,4 +1,4 @@
-// The Checkmate MILP (DESIGN §4, paper §4) on the solver-neutral LinearModel, one function per
+// The Checkmate MILP (docs/design.md §4, paper §4) on the solver-neutral LinearModel, one function per
 // constraint family, with exact gcd scaling and safe reductions.
 #pragma once
 

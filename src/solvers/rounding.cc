@@ -1,4 +1,4 @@
-// Deterministic and randomized rounding of the LP relaxation (DESIGN §5, paper §5).
+// Deterministic and randomized rounding of the LP relaxation (docs/design.md §5, paper §5).
 #include "solvers/rounding.h"
 
 #include <algorithm>

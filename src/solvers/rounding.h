@@ -1,4 +1,4 @@
-// The LP-rounding approximation of DESIGN §5: solve the relaxation at (1 - eps) of the
+// The LP-rounding approximation of docs/design.md §5: solve the relaxation at (1 - eps) of the
 // budget, round S, rebuild R by the R-from-S rule, keep the cheapest rounding that fits.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Checkpoint-all (DESIGN §6): keep every forward output.
+// Checkpoint-all (docs/design.md §6): keep every forward output.
 #include "strategies/checkpoint_all.h"
 
 #include "strategies/checkpoints.h"

@@ -1,4 +1,4 @@
-// Building schedules from a set of checkpointed forward nodes (DESIGN §6): S from the set,
+// Building schedules from a set of checkpointed forward nodes (docs/design.md §6): S from the set,
 // then R by the R-from-S rule.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace remat {
 
-// S for a checkpoint set over forward nodes (DESIGN §6). A kept forward node, the loss and
+// S for a checkpoint set over forward nodes (docs/design.md §6). A kept forward node, the loss and
 // every backward node stay in memory from the stage after they are computed until the stage of
 // their last consumer. A forward node that is not kept stays only until its last forward (or
 // loss) consumer. With `recompute_segments` (Chen's scheme), the non-kept nodes between two

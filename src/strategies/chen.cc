@@ -1,4 +1,4 @@
-// Chen's sqrt(n) and greedy checkpoint selection (DESIGN §6, paper appendix B).
+// Chen's sqrt(n) and greedy checkpoint selection (docs/design.md §6, paper appendix B).
 #include "strategies/chen.h"
 
 #include <algorithm>

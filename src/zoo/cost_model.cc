@@ -68,7 +68,7 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
     for (int32_t src : sources) forward.edges.push_back({src, id});
   }
-  forward.loss_bytes = net.batch() * kElementBytes;  // one float per sample (DESIGN §1)
+  forward.loss_bytes = net.batch() * kElementBytes;  // one float per sample (docs/design.md §1)
   forward.loss_cost = 0.0;
   return forward;
 }

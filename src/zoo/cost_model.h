@@ -15,7 +15,7 @@ namespace remat {
 
 // A node's cost is the sum of the costs of the kernels it runs (kernel_work.h).
 enum class CostModel {
-  // cost = max(analytic FLOPs (DESIGN §1), kFlopsPerElementMoved x elements moved): the
+  // cost = max(analytic FLOPs (docs/design.md §1), kFlopsPerElementMoved x elements moved): the
   // memory floor of a kernel, so copies, pooling and element-wise layers cost their traffic;
   // unit "flop"
   kFlops,

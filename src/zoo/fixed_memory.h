@@ -1,4 +1,4 @@
-// Memory resident for a whole training step and not scheduled (DESIGN §2): parameters, their
+// Memory resident for a whole training step and not scheduled (docs/design.md §2): parameters, their
 // gradients, optimizer state and the input batch.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The kernels each training node runs, as the executor runs them (DESIGN §1, "a node costs
+// The kernels each training node runs, as the executor runs them (docs/design.md §1, "a node costs
 // what runs in it"), with their analytic work: FLOPs and bytes moved through memory. The cost
 // models turn the work into a cost (cost_model.h).
 #pragma once
@@ -11,7 +11,7 @@
 namespace remat {
 
 struct KernelWork {
-  double flops = 0;         // DESIGN §1's analytic count (a multiply-accumulate is one FLOP)
+  double flops = 0;         // docs/design.md §1's analytic count (a multiply-accumulate is one FLOP)
   int64_t bytes_moved = 0;  // tensors read and written, 4 bytes per element
 };
 

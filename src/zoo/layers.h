@@ -1,5 +1,5 @@
 // Tensor shapes and the layer builder zoo networks are written with: every layer records its
-// output shape, parameter count and analytic FLOPs (DESIGN §1, docs/zoo.md).
+// output shape, parameter count and analytic FLOPs (docs/design.md §1, docs/zoo.md).
 #pragma once
 
 #include <cstdint>
@@ -72,7 +72,7 @@ struct Layer {
   int64_t parameters = 0;            // owned weights, batch-norm moving statistics included
   int64_t trainable_parameters = 0;  // the weights that get gradients and optimizer state
   int64_t weights_read = 0;          // weight elements read (a tied layer reads, not owns)
-  double flops = 0;                  // forward FLOPs of DESIGN §1's analytic model
+  double flops = 0;                  // forward FLOPs of docs/design.md §1's analytic model
   // A product of its inputs (MatMul, attention's P V): the gradient with respect to one input
   // reads the others, which gives the training graph extra edges (ForwardNode's flag).
   bool backward_reads_inputs = false;

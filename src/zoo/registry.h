@@ -80,7 +80,7 @@ NetworkBuilder BuildNetwork(const std::string& name, const ModelOptions& options
 // the model, a resolution the network cannot take (message names the layer), or kRoofline
 // without a device.
 BuiltModel BuildModel(const std::string& name, const ModelOptions& options = {});
-// BuildTrainingGraph(BuildModel(name, options).forward): DESIGN §1's training graph.
+// BuildTrainingGraph(BuildModel(name, options).forward): docs/design.md §1's training graph.
 Graph BuildModelTrainingGraph(const std::string& name, const ModelOptions& options = {});
 
 }  // namespace remat

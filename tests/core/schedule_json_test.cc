@@ -65,7 +65,7 @@ TEST(ScheduleJsonTest, RejectsATamperedGraph) {
 TEST(ScheduleJsonTest, RejectsHandEditedMatricesNamingTheFile) {
   // Every value is held from the stage after it is computed, so R is the identity: each
   // stage computes only its own node and reads held inputs. An S edited to hold nothing leaves
-  // stage 1 reading node 0, which is neither held nor recomputed: DESIGN §3 forbids it.
+  // stage 1 reading node 0, which is neither held nor recomputed: docs/design.md §3 forbids it.
   const Graph g = LinearGraph(2);
   StageMatrix S(g.size(), g.size());
   for (int32_t t = 1; t < g.size(); ++t) {
@@ -87,7 +87,12 @@ TEST(ScheduleJsonTest, RejectsHandEditedMatricesNamingTheFile) {
     ADD_FAILURE() << "an S that holds nothing was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("s.json"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("DESIGN"), std::string::npos) << e.what();
+    // The message says what is wrong: the field, then the first violation, stage and nodes.
+    EXPECT_NE(std::string(e.what()).find("s.json: R/S: the schedule is not valid: stage 1: node 1 "
+                                         "('v1') reads node 0 ('v0'), which is neither computed "
+                                         "nor held"),
+              std::string::npos)
+        << e.what();
   }
 }
 

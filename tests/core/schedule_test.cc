@@ -53,7 +53,7 @@ TEST(CheckScheduleTest, NamesMissingInputsAndCheckpoints) {
                                  "in stage 1"));
 }
 
-// DESIGN §3's rules read cell by cell, stage by stage: the oracle for the run-based check.
+// docs/design.md §3's rules read cell by cell, stage by stage: the oracle for the run-based check.
 bool ValidByDefinition(const Graph& g, const Schedule& s) {
   const int32_t n = g.size();
   for (int32_t t = 0; t < n; ++t) {

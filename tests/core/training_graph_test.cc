@@ -64,7 +64,7 @@ std::vector<Edge> SortedEdges(const Graph& g) {
 
 TEST(TrainingGraphTest, ProductOfTwoActivationsGivesEachGradientTheOtherFactor) {
   // Attention's shape: 0 feeds 1 and 2, node 3 = 1 * 2 reads both (f = 4, bwd(i) = 8 - i).
-  // The VJP of 3 with respect to 1 reads 2 and the reverse, so beyond DESIGN's 3*4 + 4 + 2 = 18
+  // The VJP of 3 with respect to 1 reads 2 and the reverse, so beyond the paper's 3*4 + 4 + 2 = 18
   // edges come 2 -> bwd(1) = 7 and 1 -> bwd(2) = 6: 20 edges.
   ForwardGraph forward;
   for (int i = 0; i < 4; ++i) forward.nodes.push_back({.name = "n", .cost = 1, .bytes = 1});
@@ -75,13 +75,13 @@ TEST(TrainingGraphTest, ProductOfTwoActivationsGivesEachGradientTheOtherFactor) 
                                                {1, 8}, {2, 3}, {2, 6}, {2, 7}, {2, 8}, {3, 4},
                                                {3, 5}, {3, 6}, {3, 7}, {4, 5}, {5, 6}, {5, 7},
                                                {6, 8}, {7, 8}}));
-  // Without the flag the graph is DESIGN §1's.
+  // Without the flag the graph is the paper's (docs/design.md §1).
   forward.nodes[3].backward_reads_inputs = false;
   EXPECT_EQ(BuildTrainingGraph(forward).edges().size(), 18u);
 }
 
 TEST(TrainingGraphTest, ProductEdgeThatAlreadyExistsIsNotDuplicated) {
-  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 3 with node 2 = 0 * 1 flagged. DESIGN gives 3*4 + 4 + 2 = 18
+  // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> 3 with node 2 = 0 * 1 flagged. docs/design.md §1: 3*4 + 4 + 2 = 18
   // edges, among them 1 -> bwd(0) = 8 (1 is a consumer of 0), which the product rule would
   // add again; only 0 -> bwd(1) = 7 is new: 19 edges, and the graph validates (no duplicate).
   ForwardGraph forward;

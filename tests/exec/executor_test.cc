@@ -151,7 +151,7 @@ TEST_P(SolverScheduleTest, OptimalAtTightBudgetMatchesAutograd) {
 INSTANTIATE_TEST_SUITE_P(Zoo, SolverScheduleTest, testing::Values("vgg16", "unet", "transformer"),
                          [](const auto& info) { return info.param; });
 
-// Without the product rule's edges (DESIGN §1 alone), bwd(attn_softmax) has no in-edge from
+// Without the product rule's edges (docs/design.md §1), bwd(attn_softmax) has no in-edge from
 // attn_qkv, whose value part its grad @ V^T needs: the executor refuses the read.
 TEST(TransformerEdgesTest, AttentionGradientNeedsTheProductRuleEdges) {
   Fixture& f = Model("transformer");

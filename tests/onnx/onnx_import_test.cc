@@ -82,7 +82,7 @@ TEST(OnnxImportTest, TinyMlpHasHandCheckedSizes) {
   EXPECT_EQ(model.parameters, 192);
   EXPECT_EQ(model.trainable_parameter_bytes, 768);
   EXPECT_EQ(model.input_bytes, 128);
-  // DESIGN §1: f = 4 forward nodes and e = 3 edges give 2f+1 = 9 nodes and 3e+f+2 = 15 edges.
+  // docs/design.md §1: f = 4 forward nodes and e = 3 edges give 2f+1 = 9 nodes and 3e+f+2 = 15 edges.
   const Graph graph = BuildTrainingGraph(model.forward);
   EXPECT_EQ(graph.size(), 9);
   EXPECT_EQ(graph.edges().size(), 15u);
@@ -146,7 +146,7 @@ TEST(OnnxImportTest, ShapeSubgraphIsFoldedAndOperatorsAreCosted) {
   EXPECT_DOUBLE_EQ(SumFlops(model), 91600);
   EXPECT_EQ(model.forward.edges.size(), 28u);
   // The decomposition's Div (x - mean) / sqrt(var + eps) divides two activations: the only
-  // node whose gradient reads its other input, so the training graph has DESIGN §1's
+  // node whose gradient reads its other input, so the training graph has docs/design.md §1's
   // 3*28 + 25 + 2 = 111 edges plus sub -> bwd(sqrt) and sqrt -> bwd(sub): 113.
   for (const ForwardNode& n : model.forward.nodes) {
     EXPECT_EQ(n.backward_reads_inputs, n.name == "div") << n.name;
@@ -301,7 +301,7 @@ TEST(OnnxImportTest, TransformerProductsOfActivationsReadTheOtherFactor) {
   }
   EXPECT_EQ(marked, (std::vector<std::string>{"MatMul", "MatMul", "Mul", "MatMul", "MatMul",
                                               "Mul"}));
-  // f = 72 nodes, e = 81 edges: DESIGN §1's 3*81 + 72 + 2 = 317 edges, and each marked node's
+  // f = 72 nodes, e = 81 edges: docs/design.md §1's 3*81 + 72 + 2 = 317 edges, and each marked node's
   // two inputs give each other's backward node an edge (neither input reads the other): 6 * 2
   // more, 329.
   ASSERT_EQ(model.forward.nodes.size(), 72u);

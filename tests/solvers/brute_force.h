@@ -1,5 +1,5 @@
 // Brute-force oracle: the cheapest schedule within a budget over every checkpoint matrix S of
-// a tiny graph (R follows from S by the rule of DESIGN §3, which is optimal for a fixed S).
+// a tiny graph (R follows from S by the rule of docs/design.md §3, which is optimal for a fixed S).
 #pragma once
 
 #include <cstdint>

@@ -24,7 +24,7 @@ const Layer& LayerNamed(const ModelInfo& info, const std::string& name) {
 }
 
 // With f forward layers and e forward edges the training graph has 2f+1 nodes and 3e+f+2
-// edges (DESIGN §1), so each pair below fixes f and e; the transformer's attn_context adds
+// edges (docs/design.md §1), so each pair below fixes f and e; the transformer's attn_context adds
 // two product-rule edges per block (docs/semantics.md).
 void ExpectTrainingSize(const std::string& model, int32_t nodes, size_t edges) {
   const Graph graph = BuildModelTrainingGraph(model);
@@ -42,7 +42,7 @@ TEST(TrainingGraphSizeTest, Fcn8) { ExpectTrainingSize("fcn8", 73, 149); }      
 TEST(TrainingGraphSizeTest, SegNet) { ExpectTrainingSize("segnet", 77, 151); }         // f 38, e 37
 TEST(TrainingGraphSizeTest, TransformerGpt2Small) {
   // 1 embedding + 12 blocks of 12 layers + ln_f + lm_head = 147 layers; 15 edges per block
-  // plus ln_f's and lm_head's = 182 edges: 295 nodes, 3*182 + 147 + 2 = 695 edges of DESIGN
+  // plus ln_f's and lm_head's = 182 edges: 295 nodes, 3*182 + 147 + 2 = 695 edges of docs/design.md
   // §1, and per block the product rule's attn_qkv -> bwd(attn_softmax) and
   // attn_softmax -> bwd(attn_qkv) (attn_context = P V): 695 + 2*12 = 719 edges.
   ExpectTrainingSize("transformer", 295, 719);
@@ -163,7 +163,7 @@ TEST(TrainingGraphSizeTest, TransformerAttentionGradientsReadTheOtherFactor) {
   };
   EXPECT_TRUE(reads(26, 2));
   EXPECT_TRUE(reads(28, 4));
-  // bwd(softmax) = 26 reads: the softmax, its consumer attn_context (5) and bwd(5) = 25 (DESIGN
+  // bwd(softmax) = 26 reads: the softmax, its consumer attn_context (5) and bwd(5) = 25 (docs/design.md
   // §1), and the other factor qkv (2).
   EXPECT_EQ(graph.preds(26), (std::vector<int32_t>{2, 4, 5, 25}));
   // 15 forward edges + ln_f's and lm_head's = 17: 3*17 + 15 + 2 = 68, plus 2 = 70 edges.

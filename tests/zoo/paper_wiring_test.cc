@@ -1,5 +1,5 @@
-// The zoo's paper networks against testdata/paper-networks.md (a copy of
-// shared/reference/paper-networks.md): the same layer names in the same order and exactly the
+// The zoo's paper networks against testdata/paper-networks.md (the paper's Keras models'
+// layers and wiring): the same layer names in the same order and exactly the
 // forward edges listed there (i -> i+1 unless excluded, plus the extra edges).
 #include <gtest/gtest.h>
 

@@ -84,7 +84,7 @@ TEST(RegistryTest, SmallTransformerHasTheBlockFormula) {
       "transformer",
       {.batch = 2, .seq_length = 16, .layers = 2, .hidden = 32, .heads = 4, .vocab = 50});
   // f = 1 + 12*2 + 2 = 27 layers, e = 15*2 + 2 = 32 edges: 55 nodes, 96 + 27 + 2 = 125 edges
-  // of DESIGN §1, plus 2 per block from attn_context's product rule (qkv -> bwd(softmax),
+  // of docs/design.md §1, plus 2 per block from attn_context's product rule (qkv -> bwd(softmax),
   // softmax -> bwd(qkv)): 129 edges.
   EXPECT_EQ(graph.size(), 55);
   EXPECT_EQ(graph.edges().size(), 129u);
