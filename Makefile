@@ -12,7 +12,7 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 PYTHON_FLAGS = -DREMAT_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
   -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir)
 
-.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python bench fuzz fuzz-run clean
+.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python pip-check bench fuzz fuzz-run clean
 
 all: build
 
@@ -58,6 +58,19 @@ test-asan: build-asan
 
 test-python: build
 	cd python && $(PYTHON) -m pytest -q tests
+
+# `pip install .` as a user runs it (pyproject.toml, docs/python.md): into a fresh virtual
+# environment in a temporary folder, then `import remat` from outside the tree. Slow (the C++
+# core compiles again, in a temporary build folder), so not part of `make test`. Extra pip
+# options go in PIP_CHECK_FLAGS, e.g.
+# --config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache
+PIP_CHECK_FLAGS ?=
+pip-check: deps
+	set -e; scratch=$$(mktemp -d); trap 'rm -rf "$$scratch"' EXIT; \
+	python3 -m venv "$$scratch/venv"; \
+	"$$scratch/venv/bin/pip" install --disable-pip-version-check $(PIP_CHECK_FLAGS) "$(CURDIR)"; \
+	cd "$$scratch" && "$$scratch/venv/bin/python" -c \
+	  'import remat; print(remat._core.__file__); print(remat.strategy_names())'
 
 bench: build
 	$(BUILD)/bench/remat_bench

@@ -1,5 +1,8 @@
 # The layering check (docs/design.md §7), run by the build before anything compiles:
-#   cmake -DSRC=<dir holding the layer folders> -P check_layering.cmake
+#   cmake -DSRC=<dir holding the layer folders> [-DPYTHON=<the python layer's folder>]
+#         -P check_layering.cmake
+# The python layer (the binding's sources) lives in python/src, beside the package, rather than
+# in SRC/python: PYTHON names its folder. The exemption lists below name its files python/<name>.
 # Fails (a fatal error, so the build stops) when
 #   - a file of one layer includes a header of a layer that is not below it,
 #   - a layer's CMakeLists.txt links a remat library of a layer that is not below it,
@@ -9,6 +12,9 @@ if(NOT SRC)
   message(FATAL_ERROR "check_layering: pass -DSRC=<source folder>")
 endif()
 get_filename_component(SRC "${SRC}" ABSOLUTE)
+if(PYTHON)
+  get_filename_component(PYTHON "${PYTHON}" ABSOLUTE)
+endif()
 
 # Each layer and the layers it may use (itself included).
 set(allowed_core core)
@@ -26,7 +32,7 @@ set(layers core zoo strategies solvers planning onnx exec python cli)
 set(header_only core/errors.h core/json_fields.h strategies/strategy.h cli/commands.h
     planning/work_progress.h
     zoo/networks.h)
-set(entry_points cli/main.cc cli/run_main.cc python/bindings.cc)
+set(entry_points cli/main.cc cli/run_main.cc python/module.cc)
 
 # Sets `${out}` to TRUE when `layer` uses `used`, a layer it may not use.
 function(uses_upward layer used out)
@@ -41,39 +47,47 @@ endfunction()
 
 set(problems "")
 foreach(layer IN LISTS layers)
-  if(NOT IS_DIRECTORY "${SRC}/${layer}")
+  set(dir "${SRC}/${layer}")
+  set(shown_dir "${layer}")  # how messages name the folder
+  if(layer STREQUAL "python" AND PYTHON)
+    set(dir "${PYTHON}")
+    set(shown_dir "${PYTHON}")
+  endif()
+  if(NOT IS_DIRECTORY "${dir}")
     continue()
   endif()
-  file(GLOB files RELATIVE "${SRC}" "${SRC}/${layer}/*.h" "${SRC}/${layer}/*.cc")
-  foreach(file IN LISTS files)
-    file(STRINGS "${SRC}/${file}" includes REGEX "^#include \"[a-z_]+/")
+  file(GLOB names RELATIVE "${dir}" "${dir}/*.h" "${dir}/*.cc")
+  foreach(name IN LISTS names)
+    set(file "${layer}/${name}")
+    set(shown "${shown_dir}/${name}")
+    file(STRINGS "${dir}/${name}" includes REGEX "^#include \"[a-z_]+/")
     foreach(line IN LISTS includes)
       string(REGEX REPLACE "^#include \"([a-z_]+)/.*" "\\1" used "${line}")
       uses_upward(${layer} "${used}" upward)
       if(upward)
-        string(APPEND problems "\n  ${file}: ${line} (${layer} may use: ${allowed_${layer}})")
+        string(APPEND problems "\n  ${shown}: ${line} (${layer} may use: ${allowed_${layer}})")
       endif()
     endforeach()
     # Pairing: x.h with x.cc.
-    if(file MATCHES "\\.h$")
-      string(REGEX REPLACE "\\.h$" ".cc" partner "${file}")
+    if(name MATCHES "\\.h$")
+      string(REGEX REPLACE "\\.h$" ".cc" partner "${name}")
       list(FIND header_only "${file}" exempt)
     else()
-      string(REGEX REPLACE "\\.cc$" ".h" partner "${file}")
+      string(REGEX REPLACE "\\.cc$" ".h" partner "${name}")
       list(FIND entry_points "${file}" exempt)
     endif()
-    if(exempt EQUAL -1 AND NOT EXISTS "${SRC}/${partner}")
-      string(APPEND problems "\n  ${file}: no ${partner} beside it")
+    if(exempt EQUAL -1 AND NOT EXISTS "${dir}/${partner}")
+      string(APPEND problems "\n  ${shown}: no ${partner} beside it")
     endif()
   endforeach()
-  if(EXISTS "${SRC}/${layer}/CMakeLists.txt")
-    file(READ "${SRC}/${layer}/CMakeLists.txt" cmake_text)
+  if(EXISTS "${dir}/CMakeLists.txt")
+    file(READ "${dir}/CMakeLists.txt" cmake_text)
     string(REGEX MATCHALL "remat_[a-z_]+" linked "${cmake_text}")
     foreach(library IN LISTS linked)
       string(REGEX REPLACE "^remat_([a-z]+).*" "\\1" used "${library}")
       uses_upward(${layer} "${used}" upward)
       if(upward)
-        string(APPEND problems "\n  ${layer}/CMakeLists.txt: links ${library}")
+        string(APPEND problems "\n  ${shown_dir}/CMakeLists.txt: links ${library}")
       endif()
     endforeach()
   endif()

@@ -1,6 +1,6 @@
 // pybind11 binding of src/planning: the C++ results that python/remat/planning.py turns into
 // dataclasses. Long calls release the GIL; a Python model builder reacquires it.
-#include "python/planning_bindings.h"
+#include "planning_bindings.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>

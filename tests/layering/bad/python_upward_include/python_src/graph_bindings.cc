@@ -1,0 +1,2 @@
+// Fixture.
+#include "graph_bindings.h"

@@ -1,0 +1,3 @@
+// The binding may not use the command line.
+#pragma once
+#include "cli/commands.h"
