@@ -11,7 +11,7 @@
 
 #include "cli/zoo_commands.h"
 #include "core/graph.h"
-#include "zoo/fixed_memory.h"
+#include "model/fixed_memory.h"
 
 namespace remat {
 

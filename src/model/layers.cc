@@ -1,5 +1,5 @@
 // Shape inference, parameter counts and the analytic FLOP model of each layer kind.
-#include "zoo/layers.h"
+#include "model/layers.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

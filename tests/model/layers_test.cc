@@ -1,5 +1,5 @@
 // Tests of src/zoo/layers.cc: shapes, parameter counts and the FLOP model of each layer kind.
-#include "zoo/layers.h"
+#include "model/layers.h"
 
 #include <gtest/gtest.h>
 

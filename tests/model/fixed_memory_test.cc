@@ -1,5 +1,5 @@
 // Tests of src/zoo/fixed_memory.cc: parameters, gradients, optimizer state and input bytes.
-#include "zoo/fixed_memory.h"
+#include "model/fixed_memory.h"
 
 #include <gtest/gtest.h>
 
