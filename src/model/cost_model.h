@@ -9,7 +9,7 @@
 #include "core/training_graph.h"
 #include "model/devices.h"
 #include "model/kernel_work.h"
-#include "model/layers.h"
+#include "model/network_builder.h"
 
 namespace remat {
 

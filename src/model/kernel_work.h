@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/layers.h"
+#include "model/network_builder.h"
 
 namespace remat {
 

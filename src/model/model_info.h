@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/training_graph.h"
-#include "model/layers.h"
+#include "model/network_builder.h"
 
 namespace remat {
 

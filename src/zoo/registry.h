@@ -11,8 +11,8 @@
 #include "core/training_graph.h"
 #include "model/cost_model.h"
 #include "model/devices.h"
-#include "model/layers.h"
 #include "model/model_info.h"
+#include "model/network_builder.h"
 #include "zoo/networks.h"
 
 namespace remat {

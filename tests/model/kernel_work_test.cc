@@ -1,4 +1,4 @@
-// Tests of src/zoo/kernel_work.cc and the attribution in ToForwardGraph: each backward node
+// Tests of src/model/kernel_work.cc and the attribution in ToForwardGraph: each backward node
 // costs the kernels the executor runs in it, checked by hand on a five-layer network.
 #include "model/kernel_work.h"
 
