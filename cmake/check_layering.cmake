@@ -18,15 +18,16 @@ endif()
 
 # Each layer and the layers it may use (itself included).
 set(allowed_core core)
-set(allowed_zoo zoo core)
+set(allowed_model model core)
+set(allowed_zoo zoo model core)
 set(allowed_strategies strategies core)
 set(allowed_solvers solvers strategies core)
 set(allowed_planning planning solvers strategies core)
-set(allowed_onnx onnx zoo core)
-set(allowed_exec exec zoo core)
-set(allowed_python python planning solvers strategies zoo core)
-set(allowed_cli cli exec onnx planning solvers strategies zoo core)
-set(layers core zoo strategies solvers planning onnx exec python cli)
+set(allowed_onnx onnx model core)
+set(allowed_exec exec zoo model core)
+set(allowed_python python planning solvers strategies zoo model core)
+set(allowed_cli cli exec onnx planning solvers strategies zoo model core)
+set(layers core model zoo strategies solvers planning onnx exec python cli)
 
 # Headers that only declare types, constants and inline helpers, and program entry points.
 set(header_only core/errors.h core/json_fields.h strategies/strategy.h cli/commands.h

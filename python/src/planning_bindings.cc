@@ -18,7 +18,7 @@
 #include "planning/max_batch.h"
 #include "planning/plan_report.h"
 #include "solvers/solver_types.h"
-#include "zoo/fixed_memory.h"
+#include "model/fixed_memory.h"
 #include "zoo/registry.h"
 
 namespace py = pybind11;

@@ -13,8 +13,8 @@
 #include "core/cost_profile.h"
 #include "core/graph_json.h"
 #include "core/training_graph.h"
-#include "zoo/devices.h"
-#include "zoo/layers.h"
+#include "model/devices.h"
+#include "model/layers.h"
 
 namespace remat {
 

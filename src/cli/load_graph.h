@@ -11,8 +11,8 @@
 
 #include "cli/zoo_commands.h"
 #include "core/graph.h"
+#include "model/fixed_memory.h"
 #include "planning/budget.h"
-#include "zoo/fixed_memory.h"
 
 namespace remat {
 

@@ -23,11 +23,11 @@
 #include "planning/max_batch.h"
 #include "core/errors.h"
 #include "core/training_graph.h"
+#include "model/devices.h"
+#include "model/fixed_memory.h"
 #include "solvers/checkmate_solver.h"
 #include "solvers/lower_bound.h"
 #include "strategies/registry.h"
-#include "zoo/devices.h"
-#include "zoo/fixed_memory.h"
 
 namespace remat {
 namespace {

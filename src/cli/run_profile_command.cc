@@ -10,9 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/run_common.h"
-#include "core/cost_comparison.h"
 #include "core/cost_profile.h"
 #include "core/training_graph.h"
+#include "exec/cost_comparison.h"
 #include "exec/network.h"
 #include "exec/profiler.h"
 

@@ -20,8 +20,8 @@
 #include "exec/counting_allocator.h"
 #include "exec/network.h"
 #include "exec/trainer.h"
+#include "model/fixed_memory.h"
 #include "strategies/checkpoint_all.h"
-#include "zoo/fixed_memory.h"
 
 namespace remat {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "zoo/fixed_memory.h"
+#include "model/fixed_memory.h"
 #include "zoo/registry.h"
 
 namespace remat {

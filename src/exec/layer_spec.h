@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "zoo/layers.h"
-#include "zoo/registry.h"
+#include "model/layers.h"
+#include "model/model_info.h"
 
 namespace remat::exec {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "exec/layer_spec.h"
-#include "zoo/registry.h"
+#include "model/model_info.h"
 
 namespace remat::exec {
 

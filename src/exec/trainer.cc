@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/cost_comparison.h"
 #include "core/errors.h"
+#include "exec/cost_comparison.h"
 
 namespace remat::exec {
 namespace {

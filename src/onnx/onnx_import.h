@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/training_graph.h"
-#include "zoo/cost_model.h"
-#include "zoo/devices.h"
-#include "zoo/fixed_memory.h"
+#include "model/cost_model.h"
+#include "model/devices.h"
+#include "model/fixed_memory.h"
 
 namespace remat {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "zoo/kernel_work.h"
-#include "zoo/layers.h"
+#include "model/kernel_work.h"
+#include "model/layers.h"
 
 namespace remat {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "zoo/layers.h"
+#include "model/layers.h"
 
 namespace remat::onnx_folding {
 

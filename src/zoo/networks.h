@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zoo/layers.h"
+#include "model/layers.h"
 
 namespace remat {
 

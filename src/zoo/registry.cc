@@ -169,22 +169,9 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
   }
   std::string graph_name;
   const NetworkBuilder built_net = BuildNamedNetwork(name, options, graph_name);
-  const NetworkBuilder* net = &built_net;
-  const int64_t batch = net->batch();
-  BuiltModel built{.forward = ToForwardGraph(*net, graph_name, options.cost_model,
-                                             options.device ? &*options.device : nullptr),
-                   .info = {.model = name,
-                            .batch = batch,
-                            .input_shape = net->input_shape(),
-                            .output_shape = net->layers().back().output_shape,
-                            .input_bytes = NumElements(net->input_shape()) * kElementBytes,
-                            .layers = net->layers()}};
-  for (const Layer& layer : net->layers()) {
-    built.info.parameters += layer.parameters;
-    built.info.trainable_parameters += layer.trainable_parameters;
-    built.info.forward_flops += layer.flops;
-  }
-  return built;
+  return {.forward = ToForwardGraph(built_net, graph_name, options.cost_model,
+                                    options.device ? &*options.device : nullptr),
+          .info = DescribeNetwork(built_net, name)};
 }
 
 Graph BuildModelTrainingGraph(const std::string& name, const ModelOptions& options) {

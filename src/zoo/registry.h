@@ -9,9 +9,10 @@
 
 #include "core/graph.h"
 #include "core/training_graph.h"
-#include "zoo/cost_model.h"
-#include "zoo/devices.h"
-#include "zoo/layers.h"
+#include "model/cost_model.h"
+#include "model/devices.h"
+#include "model/model_info.h"
+#include "model/network_builder.h"
 #include "zoo/networks.h"
 
 namespace remat {
@@ -53,24 +54,6 @@ struct ModelOptions {
   std::optional<int64_t> vocab;
   CostModel cost_model = CostModel::kFlops;
   std::optional<DeviceSpec> device;  // required by CostModel::kRoofline
-};
-
-// What a built model is, beyond its graph.
-struct ModelInfo {
-  std::string model;  // the registry name
-  int64_t batch = 0;
-  Shape input_shape;                 // batch first: (B, H, W, 3) or (B, S)
-  Shape output_shape;                // of the last layer
-  int64_t parameters = 0;            // all weights (the published totals count these)
-  int64_t trainable_parameters = 0;  // those with gradients and optimizer state
-  int64_t input_bytes = 0;           // the input batch: float32 pixels or int32 token ids
-  double forward_flops = 0;          // sum of the layers' analytic FLOPs (any cost model)
-  std::vector<Layer> layers;         // forward node i is layers[i]
-};
-
-struct BuiltModel {
-  ForwardGraph forward;  // named e.g. "vgg16 (batch 256, 224x224x3)"
-  ModelInfo info;
 };
 
 // The network itself, layer by layer, at the options' sizes (the cost model is not read).

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zoo/layers.h"
+#include "model/network_builder.h"
 #include "zoo/networks.h"
 
 namespace remat {

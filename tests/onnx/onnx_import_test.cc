@@ -12,9 +12,9 @@
 
 #include "core/errors.h"
 #include "core/training_graph.h"
+#include "model/cost_model.h"
 #include "strategies/checkpoint_all.h"
 #include "strategies/registry.h"
-#include "zoo/cost_model.h"
 
 namespace remat {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zoo/layers.h"
+#include "model/network_builder.h"
 
 namespace remat {
 

@@ -1,5 +1,5 @@
 // The kernels of forward and backward nodes and their analytic work (docs/zoo.md).
-#include "zoo/kernel_work.h"
+#include "model/kernel_work.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // CompareCosts on hand-computed cases.
-#include "core/cost_comparison.h"
+#include "exec/cost_comparison.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The FLOP and roofline cost models and the network-to-forward-graph conversion.
-#include "zoo/cost_model.h"
+#include "model/cost_model.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Fixed memory of a training step and the activation budget it leaves on a device.
-#include "zoo/fixed_memory.h"
+#include "model/fixed_memory.h"
 
 namespace remat {
 

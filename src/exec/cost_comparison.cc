@@ -1,5 +1,5 @@
 // Correlations and relative errors of model costs against measured costs.
-#include "core/cost_comparison.h"
+#include "exec/cost_comparison.h"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
-// Tests of src/zoo/kernel_work.cc and the attribution in ToForwardGraph: each backward node
+// Tests of src/model/kernel_work.cc and the attribution in ToForwardGraph: each backward node
 // costs the kernels the executor runs in it, checked by hand on a five-layer network.
-#include "zoo/kernel_work.h"
+#include "model/kernel_work.h"
 
 #include <algorithm>
 
 #include <gtest/gtest.h>
 
-#include "zoo/cost_model.h"
+#include "model/cost_model.h"
 #include "zoo/registry.h"
 
 namespace remat {

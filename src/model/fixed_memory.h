@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "zoo/registry.h"
+#include "model/model_info.h"
 
 namespace remat {
 

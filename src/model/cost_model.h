@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/training_graph.h"
-#include "zoo/devices.h"
-#include "zoo/kernel_work.h"
-#include "zoo/layers.h"
+#include "model/devices.h"
+#include "model/kernel_work.h"
+#include "model/network_builder.h"
 
 namespace remat {
 

@@ -1,5 +1,5 @@
 // The device presets: vendor datasheet figures (docs/zoo.md lists the sources).
-#include "zoo/devices.h"
+#include "model/devices.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

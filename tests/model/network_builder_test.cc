@@ -1,5 +1,6 @@
-// Tests of src/zoo/layers.cc: shapes, parameter counts and the FLOP model of each layer kind.
-#include "zoo/layers.h"
+// Tests of src/model/network_builder.cc: shapes, parameter counts and the FLOP model of each
+// layer kind.
+#include "model/network_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +10,6 @@ namespace remat {
 namespace {
 
 using T = NetworkBuilder::Tensor;
-
-TEST(NumElementsTest, MultipliesAndRejectsOverflow) {
-  EXPECT_EQ(NumElements({256, 224, 224, 3}), 38535168);  // 256 * 150528
-  EXPECT_EQ(FormatShape({2, 7, 7, 512}), "2x7x7x512");
-  // 2^31 * 2^31 elements would need 2^64 bytes.
-  EXPECT_THROW(NumElements({int64_t{1} << 31, int64_t{1} << 31}), InputError);
-}
 
 TEST(Conv2DTest, SamePaddingKeepsSizeAndCountsKernelTimesOutput) {
   NetworkBuilder net("t", {2, 8, 8, 3});

@@ -1,7 +1,9 @@
-// Tests of src/zoo/fixed_memory.cc: parameters, gradients, optimizer state and input bytes.
-#include "zoo/fixed_memory.h"
+// Tests of src/model/fixed_memory.cc: parameters, gradients, optimizer state and input bytes.
+#include "model/fixed_memory.h"
 
 #include <gtest/gtest.h>
+
+#include "zoo/registry.h"
 
 namespace remat {
 namespace {

@@ -1,5 +1,5 @@
-// Tests of src/zoo/cost_model.cc and src/zoo/devices.cc: the roofline model and the presets.
-#include "zoo/cost_model.h"
+// Tests of src/model/cost_model.cc and src/model/devices.cc: the roofline model and the presets.
+#include "model/cost_model.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,2 @@
+// Fixture.
+#include "model/layers.h"

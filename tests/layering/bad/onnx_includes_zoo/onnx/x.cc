@@ -1,0 +1,2 @@
+// Fixture.
+#include "onnx/x.h"
