@@ -22,8 +22,7 @@ set(allowed_cli cli exec onnx solvers strategies zoo core)
 set(layers core zoo strategies solvers onnx exec python cli)
 
 # Headers that only declare types, constants and inline helpers, and program entry points.
-set(header_only core/errors.h core/json_fields.h strategies/strategy.h cli/commands.h
-    zoo/networks.h)
+set(header_only core/errors.h core/json_fields.h cli/commands.h zoo/networks.h)
 set(entry_points cli/main.cc cli/run_main.cc python/bindings.cc)
 
 # Sets `${out}` to TRUE when `layer` uses `used`, a layer it may not use.
