@@ -67,6 +67,8 @@ StaticValue Make(int32_t data_type, Shape dims) {
 }
 
 
+bool StaticValue::is_integer() const { return IsIntegerType(data_type); }
+
 int64_t StaticValue::size() const {
   return static_cast<int64_t>(is_integer() ? ints.size() : reals.size());
 }
