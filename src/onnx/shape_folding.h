@@ -13,30 +13,9 @@
 #include <vector>
 
 #include "model/layers.h"
+#include "onnx/static_value.h"
 
 namespace remat::onnx_folding {
-
-// Folded values are small; larger ones are left to shape inference.
-inline constexpr int64_t kMaxFoldedElements = 1024;
-
-// A small tensor: integers (and booleans) are kept exactly, floating-point values as doubles.
-struct StaticValue {
-  int32_t data_type = 0;      // onnx::TensorProto::DataType
-  Shape dims;                 // empty for a scalar
-  std::vector<int64_t> ints;  // integer and boolean types
-  std::vector<double> reals;  // floating-point types
-
-  bool is_integer() const;
-  int64_t size() const;
-};
-
-// The value a tensor holds, or nullopt when its type is not numeric, its data is absent or
-// external, or it has more than kMaxFoldedElements elements.
-std::optional<StaticValue> ValueOfTensor(const onnx::TensorProto& tensor);
-// The value of a Constant node's attribute (value, value_int(s), value_float(s)), or nullopt.
-std::optional<StaticValue> ValueOfConstant(const onnx::NodeProto& node);
-
-onnx::TensorProto ToTensorProto(const StaticValue& value);
 
 using ValueLookup = std::function<const StaticValue*(const std::string& name)>;
 using ShapeLookup = std::function<std::optional<Shape>(const std::string& name)>;

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
 #include "solvers/checkmate_solver.h"
 #include "solvers/rounding.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

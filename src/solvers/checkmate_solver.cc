@@ -113,6 +113,111 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
   result.schedule = std::move(decoded);
 }
 
+// The heuristics' start within `time_limit_s` (or options.heuristic when given): in `start`
+// when it fits the budget, else in `over`.
+void ChooseStart(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
+                 double time_limit_s, std::optional<StrategyResult>& start,
+                 std::optional<StrategyResult>& over) {
+  start = options.heuristic ? *options.heuristic
+                            : BestHeuristic(graph, budget_bytes, {.time_limit_s = time_limit_s});
+  if (start->status != FitStatus::kFits) {
+    over = std::move(start);
+    start.reset();
+  }
+}
+
+// Whether the start's cost meets the lower bound, within the MILP's relative gap.
+bool GapClosed(const std::optional<StrategyResult>& start, double lower_bound,
+               const OptimalOptions& options) {
+  return start && start->cost - lower_bound <=
+                      options.mip.relative_gap * std::max(1.0, std::fabs(start->cost));
+}
+
+// Whether the decision question (decide_at_cost) is answered by the start or by the bound.
+bool DecidedAtCost(const std::optional<StrategyResult>& start, double lower_bound,
+                   const OptimalOptions& options) {
+  return options.decide_at_cost &&
+         ((start && start->cost <= *options.decide_at_cost) ||
+          lower_bound > *options.decide_at_cost);
+}
+
+// Ends the search with the start as its schedule (optimal when it meets the lower bound, else
+// `status`), or with no schedule when there is no start.
+void FinishWithStart(std::optional<StrategyResult>& start, SolveStatus status,
+                     const OptimalOptions& options, OptimizerResult& result) {
+  if (!start) {
+    result.status = SolveStatus::kTimeLimitNoSolution;
+    if (result.message.empty()) result.message = "no schedule within the budget was found";
+    return;
+  }
+  result.status = GapClosed(start, result.lower_bound, options) ? SolveStatus::kOptimal : status;
+  start->strategy = "optimal";
+  result.schedule = std::move(start);
+}
+
+// Raises result.lower_bound to the absence-gap bound; false (with the result's status and
+// message set) when that bound proves the budget infeasible.
+bool AddAbsenceBound(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
+                     double time_limit_s, OptimizerResult& result) {
+  const AbsenceBound bound = AbsenceGapLowerBound(
+      graph, budget_bytes, {.time_limit_s = time_limit_s, .threads = options.mip.threads});
+  if (bound.status == SolveStatus::kInfeasible) {
+    result.status = SolveStatus::kInfeasible;
+    result.message = bound.message;
+    return false;
+  }
+  if (bound.status == SolveStatus::kOptimal || bound.status == SolveStatus::kFeasible) {
+    result.lower_bound = std::max(result.lower_bound, bound.cost);
+  }
+  return true;
+}
+
+// Improves `start` (or, without one, repairs `over`) window by window for `time_limit_s`;
+// `start` becomes the best fitting schedule found.
+WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
+                                 const OptimalOptions& options, double time_limit_s,
+                                 double lower_bound, const std::function<double()>& elapsed,
+                                 std::optional<StrategyResult>& start,
+                                 const std::optional<StrategyResult>& over) {
+  auto report = [&](double cost, const std::string& detail) {
+    if (!options.progress) return;
+    options.progress({.phase = "windows",
+                      .elapsed_s = elapsed(),
+                      .cost = cost,
+                      .bound = lower_bound,
+                      .detail = detail});
+  };
+  report(start ? start->cost : std::numeric_limits<double>::infinity(),
+         start ? "start" : "repairing the start");
+  const WindowSearchResult windows = ImproveByWindows(
+      graph, budget_bytes, start ? *start : *over,
+      {.time_limit_s = time_limit_s,
+       .threads = options.mip.threads,
+       .seed = options.mip.seed,
+       .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
+       .progress = [&](const WindowProgress& p) {
+         report(p.cost, fmt::format("{} windows, {} better", p.windows, p.improvements));
+       }});
+  if (windows.best.status == FitStatus::kFits) start = windows.best;
+  return windows;
+}
+
+// What the window search did, for the result's message; `has_start` tells whether a fitting
+// start exists after it.
+std::string DescribeWindowSearch(const WindowSearchResult& windows, bool has_start) {
+  std::string repair;
+  if (windows.repaired) {
+    repair = "start repaired, ";
+  } else if (!has_start) {
+    repair = fmt::format("start not repaired (bytes over the budget, summed over stages: {} B -> "
+                         "{} B), ",
+                         windows.excess_before, windows.excess_after);
+  }
+  return fmt::format("window search: {} windows, {}{} better, {:.1f} s{}", windows.windows, repair,
+                     windows.improvements, windows.seconds,
+                     windows.local_optimum ? ", no window improves it" : "");
+}
+
 }  // namespace
 
 OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
@@ -138,112 +243,52 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   const bool milp_fits = LpFitsTime(columns, limit * 0.75);
 
   std::optional<StrategyResult> start;
-  if (options.mip_start || !whole_first) {
-    const double share = milp_fits ? std::min(30.0, limit / 4) : limit * 0.5;
-    start = options.heuristic ? *options.heuristic
-                              : BestHeuristic(graph, budget_bytes, {.time_limit_s = share});
-  }
   std::optional<StrategyResult> over;  // the heuristics' smallest peak, when nothing fits
-  if (start && start->status != FitStatus::kFits) {
-    over = std::move(start);
-    start.reset();
+  if (options.mip_start || !whole_first) {
+    ChooseStart(graph, budget_bytes, options,
+                milp_fits ? std::min(30.0, limit / 4) : limit * 0.5, start, over);
   }
   if (options.known_lower_bound) result.lower_bound = *options.known_lower_bound;
-  auto report = [&](double cost, const std::string& detail) {
-    if (!options.progress) return;
-    options.progress({.phase = "windows",
-                      .elapsed_s = elapsed(),
-                      .cost = cost,
-                      .bound = result.lower_bound,
-                      .detail = detail});
-  };
-  auto closed = [&] {
-    return start && start->cost - result.lower_bound <=
-                        options.mip.relative_gap * std::max(1.0, std::fabs(start->cost));
-  };
-  // The decision question (decide_at_cost) is answered by the start or by the bound.
-  auto decided = [&] {
-    return options.decide_at_cost &&
-           ((start && start->cost <= *options.decide_at_cost) ||
-            result.lower_bound > *options.decide_at_cost);
-  };
-  auto finish_with_start = [&](SolveStatus status) {
-    if (!start) {
-      result.status = SolveStatus::kTimeLimitNoSolution;
-      if (result.message.empty()) result.message = "no schedule within the budget was found";
-      return;
-    }
-    result.status = closed() ? SolveStatus::kOptimal : status;
-    start->strategy = "optimal";
-    result.schedule = std::move(start);
-  };
+  auto closed = [&] { return GapClosed(start, result.lower_bound, options); };
+  auto decided = [&] { return DecidedAtCost(start, result.lower_bound, options); };
 
   // The bound, when no one computed it: it certifies the gap and can prove the start optimal.
-  if (!options.known_lower_bound) {
-    const AbsenceBound bound = AbsenceGapLowerBound(
-        graph, budget_bytes,
-        {.time_limit_s = std::max(0.5, left() / (whole_first ? 10 : 4)),
-         .threads = options.mip.threads});
-    if (bound.status == SolveStatus::kInfeasible) {
-      result.status = SolveStatus::kInfeasible;
-      result.message = bound.message;
-      return result;
-    }
-    if (bound.status == SolveStatus::kOptimal || bound.status == SolveStatus::kFeasible) {
-      result.lower_bound = std::max(result.lower_bound, bound.cost);
-    }
+  if (!options.known_lower_bound &&
+      !AddAbsenceBound(graph, budget_bytes, options,
+                       std::max(0.5, left() / (whole_first ? 10 : 4)), result)) {
+    return result;
   }
   if (closed() || decided()) {
     result.message = closed() ? "the start's cost equals the lower bound"
                               : "decided against the cost cap without the MILP";
     if (start) result.start = fmt::format("local-search (cost {:.6g})", start->cost);
-    finish_with_start(SolveStatus::kFeasible);
+    FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   if (whole_first) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start, "local-search", elapsed, result);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
-      finish_with_start(SolveStatus::kFeasible);  // CBC found nothing in the time
+      // CBC found nothing in the time.
+      FinishWithStart(start, SolveStatus::kFeasible, options, result);
     }
     return result;
   }
 
   if (!start && !over) {
-    finish_with_start(SolveStatus::kFeasible);
+    FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   result.start = start ? fmt::format("local-search (cost {:.6g})", start->cost)
                        : fmt::format("local-search, over the budget (peak {} B)",
                                      over->peak_bytes);
-  report(start ? start->cost : std::numeric_limits<double>::infinity(),
-         start ? "start" : "repairing the start");
-  const double window_time = milp_fits ? left() * 0.4 : left();
-  const WindowSearchResult windows = ImproveByWindows(
-      graph, budget_bytes, start ? *start : *over,
-      {.time_limit_s = window_time,
-       .threads = options.mip.threads,
-       .seed = options.mip.seed,
-       .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
-       .progress = [&](const WindowProgress& p) {
-         report(p.cost, fmt::format("{} windows, {} better", p.windows, p.improvements));
-       }});
-  if (windows.best.status == FitStatus::kFits) start = windows.best;
-  std::string repair;
-  if (windows.repaired) {
-    repair = "start repaired, ";
-  } else if (!start) {
-    repair = fmt::format("start not repaired (bytes over the budget, summed over stages: {} B -> "
-                         "{} B), ",
-                         windows.excess_before, windows.excess_after);
-  }
-  const std::string searched =
-      fmt::format("window search: {} windows, {}{} better, {:.1f} s{}", windows.windows, repair,
-                  windows.improvements, windows.seconds,
-                  windows.local_optimum ? ", no window improves it" : "");
+  const WindowSearchResult windows =
+      SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(),
+                    result.lower_bound, elapsed, start, over);
+  const std::string searched = DescribeWindowSearch(windows, start.has_value());
   if (closed() || decided()) {
     result.message = searched + (closed() ? "; the cost meets the lower bound"
                                           : "; decided against the cost cap");
-    finish_with_start(SolveStatus::kFeasible);
+    FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   if (milp_fits && LpFitsTime(columns, left())) {
@@ -251,14 +296,14 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                    windows.improvements > 0 ? "window search" : "local-search", elapsed, result);
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
-      finish_with_start(SolveStatus::kFeasible);
+      FinishWithStart(start, SolveStatus::kFeasible, options, result);
     }
     return result;
   }
   result.message = fmt::format("{}; whole MILP skipped: about {} columns, too many for the "
                                "{:.0f} s left",
                                searched, columns, std::max(0.0, left()));
-  finish_with_start(SolveStatus::kFeasible);
+  FinishWithStart(start, SolveStatus::kFeasible, options, result);
   return result;
 }
 

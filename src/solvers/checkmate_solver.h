@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
 #include "solvers/checkmate_model.h"
 #include "solvers/solver_types.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -218,14 +220,14 @@ Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
   return current;
 }
 
-WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
-                                    const StrategyResult& start,
-                                    const WindowSearchOptions& options) {
-  const auto begin = Clock::now();
-  auto left = [&] { return options.time_limit_s - Since(begin); };
-  WindowSearchResult result;
-  result.best = start;
-  if (graph.size() < 2) return result;
+namespace {
+
+// The fitting schedule the search starts from: `start`, or when it is over the budget its
+// repair, whose windows and excess go to `result`; nullopt when the repair fails.
+std::optional<StrategyResult> FittingStart(const Graph& graph, int64_t budget_bytes,
+                                           const StrategyResult& start,
+                                           const WindowSearchOptions& options,
+                                           WindowSearchResult& result) {
   std::optional<StrategyResult> fitting = start;
   if (start.status != FitStatus::kFits) {
     const RepairResult repair =
@@ -239,12 +241,67 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     result.excess_before = repair.excess_before;
     result.excess_after = repair.excess_after;
     fitting = repair.fitting;
-    if (!fitting) {
-      result.seconds = Since(begin);
-      return result;
+    if (fitting) {
+      result.best = *fitting;
+      result.repaired = true;
     }
-    result.best = *fitting;
-    result.repaired = true;
+  }
+  return fitting;
+}
+
+// What one window's MILP gave: CBC's status, and the schedule it decodes to when that fits the
+// budget and is cheaper than the incumbent.
+struct WindowOutcome {
+  SolveStatus status = SolveStatus::kTimeLimitNoSolution;
+  std::optional<StrategyResult> better;
+};
+
+// Re-optimizes `window` of the incumbent `current` exactly, started from the incumbent when it
+// is valid in the window's model; nullopt when the model is proven infeasible. CBC's limit
+// comes from the time `left` once the model is built.
+std::optional<WindowOutcome> SolveWindow(const Graph& graph, int64_t budget_bytes,
+                                         const StrategyResult& current, const StageWindow& window,
+                                         const WindowSearchOptions& options,
+                                         const std::function<double()>& left) {
+  const CheckmateModel model =
+      BuildWindowModel(graph, budget_bytes, current.schedule, window, {.integer = true});
+  if (model.proven_infeasible) return std::nullopt;  // cannot happen: the incumbent satisfies it
+  const std::vector<double> assignment = model.Assignment(graph, current.schedule);
+  const bool start_valid = model.lp.MaxViolation(assignment) <= 1e-6;
+  const double limit = WindowTimeLimit(left(), 2.0);
+  MipOptions mip{.time_limit_s = 0.8 * limit, .hard_deadline_s = limit,
+                 .threads = options.threads, .seed = options.seed};
+  const SolverOutput out =
+      SolveMipWithCbc(model.lp, start_valid ? assignment : std::vector<double>{}, mip);
+  WindowOutcome outcome{.status = out.status};
+  if (!out.values.empty()) {
+    const StageMatrix S = model.DecodeS(out.values, 0.5, &current.schedule.S);
+    StrategyResult candidate =
+        EvaluateSchedule(graph, current.strategy, ScheduleFromCheckpoints(graph, S),
+                         budget_bytes, current.parameters);
+    if (candidate.status == FitStatus::kFits &&
+        candidate.cost < current.cost - 1e-9 * std::max(1.0, current.cost)) {
+      outcome.better = std::move(candidate);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace
+
+WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
+                                    const StrategyResult& start,
+                                    const WindowSearchOptions& options) {
+  const auto begin = Clock::now();
+  auto left = [&] { return options.time_limit_s - Since(begin); };
+  WindowSearchResult result;
+  result.best = start;
+  if (graph.size() < 2) return result;
+  const std::optional<StrategyResult> fitting =
+      FittingStart(graph, budget_bytes, start, options, result);
+  if (!fitting) {
+    result.seconds = Since(begin);
+    return result;
   }
   StrategyResult current = EvaluateSchedule(graph, fitting->strategy,
                                             WithoutUselessHolds(graph, fitting->schedule),
@@ -268,31 +325,17 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     for (const StageWindow& window : candidates) {
       if (left() <= 1.0) break;
       if (proven.count({window.first, window.last}) > 0) continue;
-      const CheckmateModel model =
-          BuildWindowModel(graph, budget_bytes, current.schedule, window, {.integer = true});
-      if (model.proven_infeasible) continue;  // cannot happen: the incumbent satisfies it
-      const std::vector<double> assignment = model.Assignment(graph, current.schedule);
-      const bool start_valid = model.lp.MaxViolation(assignment) <= 1e-6;
-      const double limit = WindowTimeLimit(left(), 2.0);
-      MipOptions mip{.time_limit_s = 0.8 * limit, .hard_deadline_s = limit,
-                     .threads = options.threads, .seed = options.seed};
-      const SolverOutput out =
-          SolveMipWithCbc(model.lp, start_valid ? assignment : std::vector<double>{}, mip);
+      std::optional<WindowOutcome> outcome =
+          SolveWindow(graph, budget_bytes, current, window, options, left);
+      if (!outcome) continue;
       ++result.windows;
-      if (out.status != SolveStatus::kOptimal) unproven = true;
-      if (!out.values.empty()) {
-        const StageMatrix S = model.DecodeS(out.values, 0.5, &current.schedule.S);
-        StrategyResult candidate =
-            EvaluateSchedule(graph, current.strategy, ScheduleFromCheckpoints(graph, S),
-                             budget_bytes, current.parameters);
-        if (candidate.status == FitStatus::kFits &&
-            candidate.cost < current.cost - 1e-9 * std::max(1.0, current.cost)) {
-          current = std::move(candidate);
-          ++result.improvements;
-          improved = true;
-        }
+      if (outcome->status != SolveStatus::kOptimal) unproven = true;
+      if (outcome->better) {
+        current = std::move(*outcome->better);
+        ++result.improvements;
+        improved = true;
       }
-      if (!improved && out.status == SolveStatus::kOptimal) {
+      if (!improved && outcome->status == SolveStatus::kOptimal) {
         proven.insert({window.first, window.last});
       }
       if (options.progress) {

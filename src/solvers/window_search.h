@@ -8,9 +8,9 @@
 #include <limits>
 #include <optional>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
 #include "solvers/checkmate_model.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

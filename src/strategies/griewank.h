@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/evaluated_schedule.h"
 #include "core/graph.h"
-#include "strategies/strategy.h"
 
 namespace remat {
 

@@ -1,4 +1,5 @@
-// What every strategy returns: a schedule that has been simulated against a budget.
+// A schedule simulated against a budget: what every strategy and solver returns, and how two
+// such results are ranked.
 #pragma once
 
 #include <cstdint>
