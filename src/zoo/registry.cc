@@ -172,7 +172,8 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
   const NetworkBuilder* net = &built_net;
   const int64_t batch = net->batch();
   BuiltModel built{.forward = ToForwardGraph(*net, graph_name, options.cost_model,
-                                             options.device ? &*options.device : nullptr),
+                                             options.device ? &*options.device : nullptr,
+                                             options.workspace),
                    .info = {.model = name,
                             .batch = batch,
                             .input_shape = net->input_shape(),

@@ -53,6 +53,8 @@ struct ModelOptions {
   std::optional<int64_t> vocab;
   CostModel cost_model = CostModel::kFlops;
   std::optional<DeviceSpec> device;  // required by CostModel::kRoofline
+  // The nodes' workspace estimates; empty: kPortable with a device, kLibtorchCpu without.
+  std::optional<WorkspaceModel> workspace;
 };
 
 // What a built model is, beyond its graph.
