@@ -448,6 +448,7 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
   }
   const int64_t reference_batch = reference->max_batch;
   const std::string optimizer = OptimizerName(ToOptimizer(options.zoo));
+  const std::string workspace = WorkspaceOptionName(ChosenWorkspaceModel(options.zoo));
   const std::string title = fmt::format("{}: largest batch on {} B ({}), {}", options.zoo.model,
                                         memory_bytes, FormatBytes(memory_bytes), optimizer);
 
@@ -481,6 +482,7 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
         {"graph_at_batch_1", GraphSummaryJson(*one.graph)},
         {"device_memory_bytes", memory_bytes},
         {"optimizer", optimizer},
+        {"workspace", workspace},
         {"overhead_cap", cap_ratio},
         {"overhead_cap_rule", options.max_overhead > 0 ? "--max-overhead"
                                                         : "one extra forward pass"},
@@ -490,8 +492,8 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
         {"results", rows}};
     fmt::print("{}\n", doc.dump(2));
   } else {
-    fmt::print("model: {}; device memory {} ({} B); optimizer {}\n", one.graph->name(),
-               FormatBytes(memory_bytes), memory_bytes, optimizer);
+    fmt::print("model: {}; device memory {} ({} B); optimizer {}; workspace {}\n",
+               one.graph->name(), FormatBytes(memory_bytes), memory_bytes, optimizer, workspace);
     fmt::print("fixed memory at batch 1: {} (parameters, gradients, optimizer state; the input "
                "adds {} per sample)\n",
                FormatBytes(one.fixed.total_bytes()), FormatBytes(one.fixed.input_bytes));
@@ -534,6 +536,7 @@ void AddMaxBatchCommand(CLI::App& app, int& exit_code) {
       "maxbatch", "the largest batch each strategy fits on a device (paper figure 6)");
   command->add_option("--model", options->zoo.model, "zoo model (remat zoo list)")->required();
   AddZooModelOptions(*command, options->zoo);
+  AddWorkspaceOption(*command, options->zoo.workspace, kZooWorkspaceDefault);
   command->add_option("--memory", options->memory_text,
                       "device memory (16GiB, 16e9); or --device NAME for a preset's capacity");
   command->add_option("--strategies,--strategy", options->strategies,
