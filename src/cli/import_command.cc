@@ -19,7 +19,7 @@ namespace {
 
 struct ImportArgs {
   std::string model_path;
-  ZooModelArgs sizing;  // --batch, --cost-model, --device, --optimizer
+  ZooModelArgs sizing;  // --batch, --cost-model, --device, --optimizer, --workspace
   std::string unknown_ops = "error";
   std::string output_path;
   bool json = false;
@@ -58,6 +58,7 @@ void RunImport(const ImportArgs& args) {
                    {"total_cost", graph.total_cost()},
                    {"fingerprint", GraphFingerprint(graph)}}},
         {"batch", model.batch},
+        {"workspace", WorkspaceOptionName(options.workspace)},
         {"exported_batch",
          model.exported_batch ? nlohmann::json(*model.exported_batch) : nlohmann::json(nullptr)},
         {"onnx", {{"ir_version", model.ir_version}, {"opset", model.opset},
@@ -85,6 +86,7 @@ void RunImport(const ImportArgs& args) {
                    model.unused_nodes)},
       {"training graph", fmt::format("{} nodes, {} edges", graph.size(), graph.edges().size())},
       {"batch", DescribeBatch(model)},
+      {"workspace", WorkspaceOptionName(options.workspace)},
       {"sum of costs", fmt::format("{:g} {}", graph.total_cost(), graph.cost_unit())},
       {"parameters", fmt::format("{} ({} trainable)", WithThousands(model.parameters),
                                  WithThousands(model.trainable_parameters))},
@@ -122,7 +124,17 @@ OnnxImportOptions ToOnnxImportOptions(const ZooModelArgs& args, const std::strin
   CostModelChoice choice = ToCostModelChoice(args);
   options.cost_model = choice.cost_model;
   options.device = std::move(choice.device);
+  options.workspace = ToOnnxWorkspaceModel(args);
   return options;
+}
+
+WorkspaceModel ToOnnxWorkspaceModel(const ZooModelArgs& args) {
+  const WorkspaceModel workspace = ToWorkspaceModel(args).value_or(WorkspaceModel::kPortable);
+  if (workspace == WorkspaceModel::kLibtorchCpu) {
+    throw UsageError("--workspace cpu: the ONNX importer knows no backend's kernels; its "
+                     "estimates are portable (the default), or none");
+  }
+  return workspace;
 }
 
 void AddImportCommand(CLI::App& app, int& exit_code) {
@@ -149,6 +161,7 @@ void AddImportCommand(CLI::App& app, int& exit_code) {
       ->add_option("--optimizer", args->sizing.optimizer,
                    "optimizer state in the fixed-memory summary: sgd, momentum or adam")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+  AddWorkspaceOption(*import, args->sizing.workspace, "portable (cpu does not apply)");
   import->add_option("-o,--output", args->output_path, "output file (remat JSON)")
       ->check(kOutputPath)->required();
   import->add_flag("--json", args->json, "machine-readable summary (remat.import/1)");

@@ -38,6 +38,10 @@ void AddGraphSourceOptions(CLI::App& command, GraphSource& source) {
                      "per-node costs (milliseconds) and workspace measured by `remat-run profile` "
                      "instead of the graph's own");
   AddZooModelOptions(command, source.zoo);
+  AddWorkspaceOption(command, source.zoo.workspace,
+                     std::string(kZooWorkspaceDefault) +
+                         "; --onnx portable; a --graph file its own (none zeroes them, cpu and "
+                         "portable do not apply)");
 }
 
 namespace {
@@ -50,7 +54,18 @@ LoadedGraph LoadWithoutProfile(const GraphSource& source) {
     throw UsageError(
         "give the graph with exactly one of --graph FILE, --onnx FILE or --model NAME");
   }
-  if (file) return {LoadGraphFile(source.graph_path), std::nullopt, std::nullopt};
+  if (file) {
+    const std::optional<WorkspaceModel> workspace = ToWorkspaceModel(source.zoo);
+    if (workspace && *workspace != WorkspaceModel::kNone) {
+      throw UsageError(fmt::format(
+          "--workspace {}: a graph file carries its own workspace estimates; with --graph only "
+          "--workspace none applies (it zeroes them)",
+          source.zoo.workspace));
+    }
+    Graph graph = LoadGraphFile(source.graph_path);
+    if (workspace) graph = WithoutWorkspace(graph);
+    return {std::move(graph), std::nullopt, std::nullopt};
+  }
   if (onnx) {
     const ImportedOnnxModel imported = ImportOnnxFile(
         source.onnx_path, ToOnnxImportOptions(source.zoo, source.unknown_ops));
@@ -127,6 +142,10 @@ LoadedGraph LoadGraphSource(const GraphSource& source) {
         error.what(), profile.model,
         profile.model_options.empty() ? profile.settings : DescribeOptions(profile.model_options),
         info.model, info.batch, FormatShape(info.input_shape), FormatShape(info.output_shape)));
+  }
+  // No workspace means none measured either.
+  if (ToWorkspaceModel(source.zoo) == WorkspaceModel::kNone) {
+    loaded.graph = WithoutWorkspace(loaded.graph);
   }
   return loaded;
 }

@@ -185,6 +185,7 @@ void PrintJson(const MaxBatchOptions& options, const MaxBatchReport& report, con
       {"graph_at_batch_1", GraphSummaryJson(one)},
       {"device_memory_bytes", memory_bytes},
       {"optimizer", OptimizerName(ToOptimizer(options.zoo))},
+      {"workspace", WorkspaceOptionName(ChosenWorkspaceModel(options.zoo))},
       {"overhead_cap", report.cap_ratio},
       {"overhead_cap_rule", CapRule(options)},
       {"max_batch_limit", options.max_batch},
@@ -196,8 +197,10 @@ void PrintJson(const MaxBatchOptions& options, const MaxBatchReport& report, con
 
 void PrintTable(const MaxBatchOptions& options, const MaxBatchReport& report,
                 const BatchCase& one, int64_t memory_bytes) {
-  fmt::print("model: {}; device memory {} ({} B); optimizer {}\n", one.built->graph.name(),
-             FormatBytes(memory_bytes), memory_bytes, OptimizerName(ToOptimizer(options.zoo)));
+  fmt::print("model: {}; device memory {} ({} B); optimizer {}; workspace {}\n",
+             one.built->graph.name(), FormatBytes(memory_bytes), memory_bytes,
+             OptimizerName(ToOptimizer(options.zoo)),
+             WorkspaceOptionName(ChosenWorkspaceModel(options.zoo)));
   fmt::print("fixed memory at batch 1: {} (parameters, gradients, optimizer state; the input "
              "adds {} per sample)\n",
              FormatBytes(one.built->fixed_bytes), FormatBytes(one.built->input_bytes));
@@ -264,6 +267,7 @@ void AddMaxBatchCommand(CLI::App& app, int& exit_code) {
       "maxbatch", "the largest batch each strategy fits on a device (paper figure 6)");
   command->add_option("--model", options->zoo.model, "zoo model (remat zoo list)")->required();
   AddZooModelOptions(*command, options->zoo);
+  AddWorkspaceOption(*command, options->zoo.workspace, kZooWorkspaceDefault);
   command->add_option("--memory", options->memory_text,
                       "device memory (16GiB, 16e9); or --device NAME for a preset's capacity");
   command->add_option("--strategies,--strategy", options->strategies,

@@ -125,6 +125,7 @@ void AddRunStepCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<StepArgs>();
   CLI::App* step = app.add_subcommand("step", "run one training step following a plan");
   AddRunModelOptions(*step, args->model);
+  AddWorkspaceOption(*step, args->model.zoo.workspace, "cpu, what remat-run executes on");
   // A schedule file fixes the plan: --strategy and --budget would be silently ignored, so
   // they are refused with it (exit 2).
   CLI::Option* schedule_opt = step->add_option("--schedule", args->schedule_path,

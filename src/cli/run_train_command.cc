@@ -201,6 +201,7 @@ void AddRunTrainCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* train = app.add_subcommand("train", "plan, then train K SGD steps under the plan");
   AddRunModelOptions(*train, args->model);
+  AddWorkspaceOption(*train, args->model.zoo.workspace, "cpu, what remat-run executes on");
   CLI::Option* memory = train->add_option(
       "--memory", args->memory, "device memory (e.g. 2GiB): the budget is memory - fixed memory");
   CLI::Option* budget = train->add_option(

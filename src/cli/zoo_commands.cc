@@ -106,6 +106,7 @@ void RunExport(const ZooModelArgs& args, const std::string& output_path) {
       {"nodes", fmt::format("{} ({} forward layers)", graph.size(), built.forward.nodes.size())},
       {"edges", std::to_string(graph.edges().size())},
       {"sum of costs", fmt::format("{:g} {}", graph.total_cost(), graph.cost_unit())},
+      {"workspace", WorkspaceOptionName(ChosenWorkspaceModel(args))},
       {"parameters", fmt::format("{} ({} trainable)", WithThousands(built.info.parameters),
                                  WithThousands(built.info.trainable_parameters))},
       {"fixed memory",
@@ -196,7 +197,44 @@ ModelOptions ToModelOptions(const ZooModelArgs& args) {
   CostModelChoice choice = ToCostModelChoice(args);
   options.cost_model = choice.cost_model;
   options.device = std::move(choice.device);
+  options.workspace = ToWorkspaceModel(args);
   return options;
+}
+
+const char* WorkspaceOptionName(WorkspaceModel model) {
+  switch (model) {
+    case WorkspaceModel::kLibtorchCpu: return "cpu";
+    case WorkspaceModel::kPortable: return "portable";
+    case WorkspaceModel::kNone: return "none";
+  }
+  return "?";
+}
+
+std::optional<WorkspaceModel> ToWorkspaceModel(const ZooModelArgs& args) {
+  if (args.workspace.empty()) return std::nullopt;
+  for (const WorkspaceModel model :
+       {WorkspaceModel::kLibtorchCpu, WorkspaceModel::kPortable, WorkspaceModel::kNone}) {
+    if (args.workspace == WorkspaceOptionName(model)) return model;
+  }
+  throw UsageError(fmt::format("unknown --workspace '{}'; choose cpu, portable or none",
+                               args.workspace));
+}
+
+WorkspaceModel ChosenWorkspaceModel(const ZooModelArgs& args) {
+  return ToWorkspaceModel(args).value_or(args.device.empty() ? WorkspaceModel::kLibtorchCpu
+                                                             : WorkspaceModel::kPortable);
+}
+
+void AddWorkspaceOption(CLI::App& command, std::string& workspace,
+                        const std::string& default_text) {
+  command
+      .add_option("--workspace", workspace,
+                  fmt::format("memory inside a node's execution (docs/zoo.md): cpu (libtorch on "
+                              "the CPU, oneDNN copies included), portable (any framework's "
+                              "temporaries), none (no workspace, the paper's accounting); "
+                              "default: {}",
+                              default_text))
+      ->check(CLI::IsMember({"cpu", "portable", "none"}));
 }
 
 Optimizer ToOptimizer(const ZooModelArgs& args) {
@@ -259,6 +297,7 @@ void AddZooCommands(CLI::App& app, int& exit_code) {
       zoo->add_subcommand("export", "write a model's training graph as a remat graph file");
   exporter->add_option("model", args->model, "model name (see remat zoo list)")->required();
   AddZooModelOptions(*exporter, *args);
+  AddWorkspaceOption(*exporter, args->workspace, kZooWorkspaceDefault);
   exporter->add_option("-o,--output", *output_path, "output file (remat JSON)")
       ->check(kOutputPath)->required();
   exporter->callback([=, &exit_code] {

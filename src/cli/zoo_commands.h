@@ -30,6 +30,7 @@ struct ZooModelArgs {
   std::string cost_model = "flops";
   std::string device;  // a preset name (memory for budgets, speeds for the roofline)
   std::string optimizer = "sgd";
+  std::string workspace;  // "cpu" | "portable" | "none"; empty: portable with --device, cpu without
 };
 
 // The integer size options of `args` by name without dashes ("batch", "classes",
@@ -45,6 +46,19 @@ void AddModelSizeOptions(CLI::App& command, ZooModelArgs& args, const std::strin
 // option or a positional bound to args.model.
 void AddZooModelOptions(CLI::App& command, ZooModelArgs& args);
 
+// Adds --workspace cpu|portable|none bound to `workspace`; `default_text` says in the help what
+// an absent option means (kZooWorkspaceDefault for zoo models).
+void AddWorkspaceOption(CLI::App& command, std::string& workspace, const std::string& default_text);
+inline constexpr const char* kZooWorkspaceDefault = "portable with --device, cpu without";
+
+// The command-line names of the workspace models: "cpu", "portable", "none".
+const char* WorkspaceOptionName(WorkspaceModel model);
+// --workspace of `args`: empty when not given; UsageError for an unknown name.
+std::optional<WorkspaceModel> ToWorkspaceModel(const ZooModelArgs& args);
+// The model a zoo graph is built with: --workspace, or else kPortable with --device and
+// kLibtorchCpu without (what ToModelOptions leaves to the zoo).
+WorkspaceModel ChosenWorkspaceModel(const ZooModelArgs& args);
+
 // "416x608" -> {416, 608}; UsageError on anything else.
 Resolution ParseResolution(const std::string& text);
 
@@ -58,7 +72,7 @@ struct CostModelChoice {
 CostModelChoice ToCostModelChoice(const ZooModelArgs& args);
 
 // The library options for `args`: UsageError for malformed text or options of the other kind
-// of model (--resolution for the transformer), and as ToCostModelChoice.
+// of model (--resolution for the transformer), and as ToCostModelChoice and ToWorkspaceModel.
 ModelOptions ToModelOptions(const ZooModelArgs& args);
 // UsageError for an unknown optimizer name.
 Optimizer ToOptimizer(const ZooModelArgs& args);

@@ -38,14 +38,14 @@ double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* dev
 }
 
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
-                            const DeviceSpec* device) {
+                            const DeviceSpec* device, std::optional<WorkspaceModel> chosen) {
   if (model == CostModel::kRoofline && device == nullptr) {
     throw InputError("the roofline cost model needs a device (--device)");
   }
   ForwardGraph forward{.name = std::move(graph_name), .cost_unit = CostUnit(model)};
   // The device presets are GPUs; without one the graph is for remat-run's CPU executor.
   const WorkspaceModel workspace =
-      device ? WorkspaceModel::kPortable : WorkspaceModel::kLibtorchCpu;
+      chosen.value_or(device ? WorkspaceModel::kPortable : WorkspaceModel::kLibtorchCpu);
   const std::vector<Layer>& layers = net.layers();
   for (int32_t id = 0; id < static_cast<int32_t>(layers.size()); ++id) {
     const Layer& layer = layers[id];

@@ -44,10 +44,12 @@ double KernelCost(CostModel model, const KernelWork& work, const DeviceSpec* dev
 // One forward node per layer (same order, same names, the layer's backward_reads_inputs),
 // one edge per distinct (input layer, layer) pair. A forward node costs its forward kernel;
 // its backward_cost is the sum over the kernels bwd(i) runs (BackwardKernels). The loss holds
-// one float per sample and costs 0. `device` is required by kRoofline (InputError otherwise);
-// it also sets the workspace estimates: WorkspaceModel::kPortable with a device (the presets
-// are GPUs), kLibtorchCpu without one (remat-run's executor).
+// one float per sample and costs 0. `device` is required by kRoofline (InputError otherwise).
+// `chosen` picks the workspace estimates; when empty the device does: WorkspaceModel::
+// kPortable with a device (the presets are GPUs), kLibtorchCpu without one (remat-run's
+// executor).
 ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, CostModel model,
-                            const DeviceSpec* device);
+                            const DeviceSpec* device,
+                            std::optional<WorkspaceModel> chosen = std::nullopt);
 
 }  // namespace remat

@@ -99,6 +99,7 @@ int64_t WeightGradientWorkspace(const NetworkBuilder& net, int32_t id) {
 }  // namespace
 
 int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id, WorkspaceModel workspace) {
+  if (workspace == WorkspaceModel::kNone) return 0;
   const Layer& layer = net.layers()[id];
   const int64_t out = layer.output_bytes();
   const int64_t x = layer.inputs.empty() ? 0 : net.bytes(layer.inputs[0]);
@@ -134,6 +135,7 @@ int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id, WorkspaceMo
 }
 
 int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j, WorkspaceModel model) {
+  if (model == WorkspaceModel::kNone) return 0;  // not even the gradient sums
   const int64_t gradient = net.bytes(j);
   const std::vector<BackwardKernel> kernels = BackwardKernels(net, j, model);
   int64_t workspace = 0;
@@ -270,6 +272,9 @@ std::vector<BackwardKernel> BackwardKernels(const NetworkBuilder& net, int32_t j
     // Run apart from any input gradient: the fused activation's gradient is made again.
     kernels.push_back({j, GradientKind::kWeights, WeightGradientWork(net, j),
                        WeightGradientWorkspace(net, j) + FusedGradientBytes(own)});
+  }
+  if (workspace == WorkspaceModel::kNone) {
+    for (BackwardKernel& kernel : kernels) kernel.workspace_bytes = 0;
   }
   return kernels;
 }

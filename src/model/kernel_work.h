@@ -24,6 +24,8 @@ enum class WorkspaceModel {
   // pooling indices, masks, gradient sums), without a backend's own copies: graphs for a
   // device preset (GPUs, whose convolution workspace the library sizes from free memory).
   kPortable,
+  // No workspace at all: every node holds only its output, the paper's MILP accounting.
+  kNone,
 };
 
 // A kernel of a backward node: which layer's gradient it computes, what it does, and the
@@ -78,7 +80,7 @@ std::vector<BackwardKernel> BackwardKernels(
 // regenerated mask, the loss gradient's log-probabilities) plus one gradient of j's size for
 // every contribution after the first (it is added into the first, then released).
 // Under kLibtorchCpu a convolution with a kernel or stride above 1 also counts oneDNN's
-// blocked copies of its operands.
+// blocked copies of its operands; under kNone both are 0.
 int64_t ForwardWorkspaceBytes(const NetworkBuilder& net, int32_t id,
                               WorkspaceModel workspace = WorkspaceModel::kLibtorchCpu);
 int64_t BackwardWorkspaceBytes(const NetworkBuilder& net, int32_t j,

@@ -66,9 +66,11 @@ void AttributeBackwardCosts(ImportState& state, const std::vector<BackwardInputs
       weight_gradient[owner] = std::max(weight_gradient[owner], node.weight_bytes);
     }
   }
-  for (size_t j = 0; j < nodes.size(); ++j) {
-    forward.nodes[j].backward_workspace_bytes =
-        (contributions[j] > 1 ? forward.nodes[j].bytes : 0) + weight_gradient[j];
+  if (state.options_.workspace != WorkspaceModel::kNone) {
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      forward.nodes[j].backward_workspace_bytes =
+          (contributions[j] > 1 ? forward.nodes[j].bytes : 0) + weight_gradient[j];
+    }
   }
   if (!nodes.empty()) {
     cost.back() +=

@@ -36,6 +36,10 @@ struct OnnxImportOptions {
   UnknownOps unknown_ops = UnknownOps::kError;
   CostModel cost_model = CostModel::kFlops;
   std::optional<DeviceSpec> device;  // required by CostModel::kRoofline
+  // kPortable: the importer's own estimates (docs/onnx.md, "Workspace"); kNone: every node's
+  // workspace is 0. The importer knows no backend's kernels, so kLibtorchCpu counts as
+  // kPortable (the command line refuses it).
+  WorkspaceModel workspace = WorkspaceModel::kPortable;
 };
 
 struct ImportedOnnxModel {

@@ -170,7 +170,8 @@ BuiltModel BuildModel(const std::string& name, const ModelOptions& options) {
   std::string graph_name;
   const NetworkBuilder built_net = BuildNamedNetwork(name, options, graph_name);
   return {.forward = ToForwardGraph(built_net, graph_name, options.cost_model,
-                                    options.device ? &*options.device : nullptr),
+                                    options.device ? &*options.device : nullptr,
+                                    options.workspace),
           .info = DescribeNetwork(built_net, name)};
 }
 

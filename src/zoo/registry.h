@@ -54,6 +54,8 @@ struct ModelOptions {
   std::optional<int64_t> vocab;
   CostModel cost_model = CostModel::kFlops;
   std::optional<DeviceSpec> device;  // required by CostModel::kRoofline
+  // The nodes' workspace estimates; empty: kPortable with a device, kLibtorchCpu without.
+  std::optional<WorkspaceModel> workspace;
 };
 
 // The network itself, layer by layer, at the options' sizes (the cost model is not read).

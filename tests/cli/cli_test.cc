@@ -7,6 +7,8 @@
 
 #include "cli/run_remat.h"
 #include "core/cost_profile.h"
+#include "core/graph.h"
+#include "core/graph_json.h"
 #include "core/training_graph.h"
 
 namespace remat {
@@ -281,6 +283,99 @@ TEST_F(CliTest, RealOptionsRejectNanAndInfinity) {
   EXPECT_EQ(maxbatch.exit_code, 2) << maxbatch.err;
 }
 
+// --- --workspace (docs/zoo.md, "Workspace") ---------------------------------------------------
+
+constexpr const char* kTinyVgg = "vgg16 --batch 1 --resolution 32x32 --classes 10";
+
+int64_t TotalWorkspaceBytes(const Graph& graph) {
+  int64_t total = 0;
+  for (const Node& node : graph.nodes()) total += node.workspace_bytes;
+  return total;
+}
+
+// The no-remat peak `remat solve` reports for `source` (checkpoint-all's simulated peak).
+int64_t SolvedNoRematPeak(const std::string& source) {
+  const auto run = RunRemat("solve " + source +
+                            " --budget 100% --strategy checkpoint-all --no-lower-bound --json");
+  EXPECT_EQ(run.exit_code, 0) << source << ": " << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["results"][0]["peak_bytes"], doc["no_remat_peak_bytes"]) << source;
+  return doc["no_remat_peak_bytes"].get<int64_t>();
+}
+
+TEST_F(CliTest, WorkspaceNoneZeroesEveryNodeAndThePeakIsThatOfTheBytesAlone) {
+  ASSERT_EQ(RunRemat(std::string("zoo export ") + kTinyVgg + " -o " + Path("cpu.json")).exit_code,
+            0);
+  ASSERT_EQ(RunRemat(std::string("zoo export ") + kTinyVgg + " --workspace none -o " +
+                     Path("none.json")).exit_code, 0);
+  const Graph cpu = LoadGraphFile(Path("cpu.json"));
+  const Graph none = LoadGraphFile(Path("none.json"));
+  ASSERT_EQ(none.size(), cpu.size());
+  for (int32_t v = 0; v < none.size(); ++v) {
+    EXPECT_EQ(none.node(v).workspace_bytes, 0) << none.node(v).name;
+    EXPECT_EQ(none.node(v).bytes, cpu.node(v).bytes) << none.node(v).name;
+    EXPECT_EQ(none.node(v).cost, cpu.node(v).cost) << none.node(v).name;
+  }
+  // Max pooling's indices alone give the default graph some workspace.
+  EXPECT_GT(TotalWorkspaceBytes(cpu), 0);
+  // Without workspace the peak is the node outputs' alone: the default graph's with every
+  // workspace set to 0, and below the default graph's own peak.
+  const int64_t bytes_alone = NoRematPeakBytes(WithoutWorkspace(cpu));
+  const int64_t peak = SolvedNoRematPeak(std::string("--model ") + kTinyVgg + " --workspace none");
+  EXPECT_EQ(peak, bytes_alone);
+  EXPECT_EQ(peak, NoRematPeakBytes(none));
+  EXPECT_LT(peak, SolvedNoRematPeak(std::string("--model ") + kTinyVgg));
+}
+
+TEST_F(CliTest, WorkspacePortableWithoutADeviceDiffersFromCpuOnAConvModel) {
+  auto export_with = [&](const std::string& name, const std::string& options) {
+    const auto run = RunRemat(std::string("zoo export ") + kTinyVgg + " " + options + " -o " +
+                              Path(name + ".json"));
+    EXPECT_EQ(run.exit_code, 0) << options << ": " << run.err;
+    return LoadGraphFile(Path(name + ".json"));
+  };
+  const Graph cpu = export_with("cpu", "--workspace cpu");
+  const Graph portable = export_with("portable", "--workspace portable");
+  const Graph by_default = export_with("default", "");
+  const Graph on_device = export_with("device", "--device v100-16gb");
+  ASSERT_EQ(portable.size(), cpu.size());
+  // block1_conv2 is a 3x3 convolution: on the CPU oneDNN makes blocked copies of its output,
+  // or of its input and weights, which the portable estimate leaves out (it has no fused
+  // softmax, so its portable forward workspace is 0).
+  int32_t conv = -1;
+  for (int32_t v = 0; v < cpu.size(); ++v) {
+    if (cpu.node(v).name == "block1_conv2") conv = v;
+  }
+  ASSERT_GE(conv, 0);
+  EXPECT_GT(cpu.node(conv).workspace_bytes, 0);
+  EXPECT_EQ(portable.node(conv).workspace_bytes, 0);
+  EXPECT_GT(TotalWorkspaceBytes(cpu), TotalWorkspaceBytes(portable));
+  // The defaults are unchanged: cpu without a device, portable with one (FLOP costs do not
+  // depend on the device).
+  EXPECT_EQ(GraphFingerprint(by_default), GraphFingerprint(cpu));
+  EXPECT_EQ(GraphFingerprint(on_device), GraphFingerprint(portable));
+  // An explicit choice wins over the device's.
+  EXPECT_EQ(GraphFingerprint(export_with("device_cpu", "--device v100-16gb --workspace cpu")),
+            GraphFingerprint(cpu));
+}
+
+TEST_F(CliTest, WorkspaceOnAGraphFileCanOnlyZeroIt) {
+  ASSERT_EQ(RunRemat(std::string("zoo export ") + kTinyVgg + " -o " + Path("g.json")).exit_code,
+            0);
+  const std::string graph = "--graph " + Path("g.json");
+  for (const std::string choice : {"cpu", "portable"}) {
+    const auto run = RunRemat("solve " + graph + " --workspace " + choice + " --budget 100%");
+    EXPECT_EQ(run.exit_code, 2) << choice;
+    EXPECT_NE(run.err.find("carries its own workspace"), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(RunRemat("solve " + graph + " --workspace gpu --budget 100%").exit_code, 2);
+  EXPECT_EQ(RunRemat("sweep " + graph + " --workspace cpu --points 2 --quiet").exit_code, 2);
+  const Graph file = LoadGraphFile(Path("g.json"));
+  EXPECT_EQ(SolvedNoRematPeak(graph + " --workspace none"),
+            NoRematPeakBytes(WithoutWorkspace(file)));
+  EXPECT_EQ(SolvedNoRematPeak(graph), NoRematPeakBytes(file));
+}
+
 }  // namespace
 // Issue 14, "one language": every planning verb takes the same solver options, --strategy
 // (and its alias --strategies) and --verbose, from one shared definition.
@@ -288,7 +383,8 @@ TEST_F(CliTest, PlanningVerbsShareTheirOptions) {
   for (const std::string verb : {"solve", "sweep", "maxbatch", "approx-report"}) {
     const auto run = RunRemat(verb + " --help");
     ASSERT_EQ(run.exit_code, 0) << verb;
-    for (const std::string option : {"--time-limit", "--threads", "--gap", "--seed", "--verbose"}) {
+    for (const std::string option :
+         {"--time-limit", "--threads", "--gap", "--seed", "--verbose", "--workspace"}) {
       EXPECT_NE(run.out.find(option), std::string::npos) << verb << " lacks " << option;
     }
     EXPECT_NE(run.out.find("INT:INT in [1 - 256]"), std::string::npos) << verb << ": --threads range";

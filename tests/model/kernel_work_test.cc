@@ -175,5 +175,31 @@ TEST(KernelWorkTest, EveryWeightGradientIsChargedOnceAndEveryInputGradientOnce) 
   }
 }
 
+TEST(KernelWorkTest, WorkspaceNoneCountsNothingAndChangesNothingElse) {
+  const NetworkBuilder net = FiveLayers();
+  const ForwardGraph cpu = ToForwardGraph(net, "five", CostModel::kFlops, nullptr);
+  const ForwardGraph none =
+      ToForwardGraph(net, "five", CostModel::kFlops, nullptr, WorkspaceModel::kNone);
+  ASSERT_EQ(none.nodes.size(), cpu.nodes.size());
+  // Without a device the default is kLibtorchCpu: a's 3x3 convolution makes oneDNN copies and
+  // fc's fused softmax is out of place, so that graph has workspace; kNone has none, with the
+  // same bytes and costs.
+  int64_t cpu_total = 0;
+  for (size_t i = 0; i < none.nodes.size(); ++i) {
+    EXPECT_EQ(none.nodes[i].workspace_bytes, 0) << i;
+    EXPECT_EQ(none.nodes[i].backward_workspace_bytes, 0) << i;
+    EXPECT_EQ(none.nodes[i].bytes, cpu.nodes[i].bytes) << i;
+    EXPECT_DOUBLE_EQ(none.nodes[i].cost, cpu.nodes[i].cost) << i;
+    EXPECT_EQ(none.nodes[i].backward_cost, cpu.nodes[i].backward_cost) << i;
+    cpu_total += cpu.nodes[i].workspace_bytes + cpu.nodes[i].backward_workspace_bytes;
+  }
+  EXPECT_GT(cpu_total, 0);
+  for (int32_t j = 0; j < 5; ++j) {
+    for (const BackwardKernel& kernel : BackwardKernels(net, j, WorkspaceModel::kNone)) {
+      EXPECT_EQ(kernel.workspace_bytes, 0) << "bwd(" << j << ")";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace remat

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/run_remat.h"
+#include "core/graph.h"
 #include "core/graph_json.h"
 
 namespace remat {
@@ -108,6 +109,43 @@ TEST(ImportCommandTest, GraphSourcesAreExclusive) {
   const auto bad_file =
       RunRemat("solve --onnx " + Data("unsupported_lstm.onnx") + " --budget 1GiB");
   EXPECT_EQ(bad_file.exit_code, 3) << bad_file.err;
+}
+
+// The importer's estimates are `portable` (docs/onnx.md, "Workspace"); `none` zeroes them and
+// `cpu` does not apply.
+TEST(ImportCommandTest, WorkspaceNoneZeroesTheEstimatesAndCpuIsRefused) {
+  const auto dir = TempDir("import_workspace");
+  auto import = [&](const std::string& name, const std::string& options) {
+    const std::string out = (dir / (name + ".json")).string();
+    const auto run = RunRemat("import " + Data("tiny_mlp.onnx") + " " + options + " --json -o " +
+                              out);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["workspace"], name);
+    return LoadGraphFile(out);
+  };
+  const Graph portable = import("portable", "");
+  const Graph none = import("none", "--workspace none");
+  ASSERT_EQ(none.size(), portable.size());
+  int64_t portable_total = 0;
+  for (int32_t v = 0; v < none.size(); ++v) {
+    EXPECT_EQ(none.node(v).workspace_bytes, 0) << none.node(v).name;
+    EXPECT_EQ(none.node(v).bytes, portable.node(v).bytes) << none.node(v).name;
+    portable_total += portable.node(v).workspace_bytes;
+  }
+  EXPECT_GT(portable_total, 0);  // the Gemm weight gradients are fresh tensors
+  const auto cpu = RunRemat("import " + Data("tiny_mlp.onnx") + " --workspace cpu -o " +
+                            (dir / "cpu.json").string());
+  EXPECT_EQ(cpu.exit_code, 2) << cpu.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "cpu.json"));
+  EXPECT_EQ(RunRemat("solve --onnx " + Data("tiny_mlp.onnx") + " --workspace cpu --budget 100%")
+                .exit_code,
+            2);
+  const auto solved = RunRemat("solve --onnx " + Data("tiny_mlp.onnx") +
+                               " --workspace none --budget 100% --strategy checkpoint-all "
+                               "--no-lower-bound --json");
+  ASSERT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(nlohmann::json::parse(solved.out)["no_remat_peak_bytes"], NoRematPeakBytes(none));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
