@@ -158,7 +158,7 @@ def _size_text(size: Optional[Size], what: str, percent: bool = True) -> str:
 
 def _strategies(strategies: Strategies) -> list[str]:
     if isinstance(strategies, str):
-        return [s for s in strategies.split(",")] if strategies != "all" else ["all"]
+        return strategies.split(",")
     return list(strategies)
 
 

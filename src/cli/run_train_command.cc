@@ -56,22 +56,14 @@ struct TrainOutcome {
   const exec::TrainReport& report;
   std::string strategy;
   std::string transient_node;  // the node with the largest transient allocation, or ""
+  double predicted_overhead() const { return planned.cost / no_remat.cost; }
 };
 
 void PrintJson(const TrainArgs& args, const TrainOutcome& o) {
-  const Graph& graph = o.graph;
-  const StrategyResult* planned = &o.planned;
-  const StrategyResult& no_remat = o.no_remat;
-  const FixedMemory& fixed = o.fixed;
-  const exec::TrainReport& report = o.report;
-  const exec::StepResult& peak = report.peak_step;
-  const int64_t budget_bytes = o.budget_bytes;
-  const std::string& strategy = o.strategy;
-  const std::string& transient_node = o.transient_node;
-  const double predicted_overhead = planned->cost / no_remat.cost;
+  const exec::StepResult& peak = o.report.peak_step;
   nlohmann::json steps = nlohmann::json::array();
   nlohmann::json losses = nlohmann::json::array();
-  for (const exec::TrainStepRecord& s : report.steps) {
+  for (const exec::TrainStepRecord& s : o.report.steps) {
     losses.push_back(s.loss);
     steps.push_back({{"loss", s.loss}, {"seconds", s.seconds},
                      {"no_remat_seconds", s.no_remat_seconds},
@@ -80,50 +72,41 @@ void PrintJson(const TrainArgs& args, const TrainOutcome& o) {
                      {"max_abs_gradient_diff", OptionalJson(s.max_abs_gradient_diff)}});
   }
   const nlohmann::json out = {
-      {"schema", "remat.run-train/1"}, {"model", args.model.zoo.model}, {"graph", graph.name()},
-      {"cost_unit", graph.cost_unit()}, {"strategy", strategy},
-      {"parameters", planned->parameters},
+      {"schema", "remat.run-train/1"}, {"model", args.model.zoo.model}, {"graph", o.graph.name()},
+      {"cost_unit", o.graph.cost_unit()}, {"strategy", o.strategy},
+      {"parameters", o.planned.parameters},
       {"threads", args.model.threads}, {"learning_rate", args.options.learning_rate},
-      {"budget_bytes", budget_bytes}, {"fixed_bytes", fixed.total_bytes()},
+      {"budget_bytes", o.budget_bytes}, {"fixed_bytes", o.fixed.total_bytes()},
       {"gradients_checked", args.options.check_gradients},
-      {"gradients_match", OptionalJson(report.gradients_match)},
-      {"gradients_bitwise_equal", OptionalJson(report.gradients_bitwise_equal)},
-      {"max_abs_gradient_diff", OptionalJson(report.max_abs_gradient_diff)},
+      {"gradients_match", OptionalJson(o.report.gradients_match)},
+      {"gradients_bitwise_equal", OptionalJson(o.report.gradients_bitwise_equal)},
+      {"max_abs_gradient_diff", OptionalJson(o.report.max_abs_gradient_diff)},
       {"predicted_peak_bytes", peak.predicted_peak_bytes},
       {"predicted_tensor_peak_bytes", peak.predicted_tensor_peak_bytes},
       {"tensor_peak_bytes", peak.tensor_peak_bytes},
       {"measured_peak_bytes", peak.measured_peak_bytes},
       {"largest_transient_bytes", peak.largest_transient_bytes},
-      {"largest_transient_node", transient_node},
-      {"no_remat_predicted_peak_bytes", no_remat.peak_bytes},
-      {"no_remat_measured_peak_bytes", report.no_remat_measured_peak_bytes},
-      {"cost", planned->cost}, {"no_remat_cost", no_remat.cost},
-      {"predicted_overhead", predicted_overhead},
-      {"measured_overhead", report.measured_overhead()},
-      {"median_step_seconds", report.median_seconds},
-      {"median_no_remat_step_seconds", report.median_no_remat_seconds},
+      {"largest_transient_node", o.transient_node},
+      {"no_remat_predicted_peak_bytes", o.no_remat.peak_bytes},
+      {"no_remat_measured_peak_bytes", o.report.no_remat_measured_peak_bytes},
+      {"cost", o.planned.cost}, {"no_remat_cost", o.no_remat.cost},
+      {"predicted_overhead", o.predicted_overhead()},
+      {"measured_overhead", o.report.measured_overhead()},
+      {"median_step_seconds", o.report.median_seconds},
+      {"median_no_remat_step_seconds", o.report.median_no_remat_seconds},
       {"recomputations", peak.recomputations}, {"losses", losses}, {"steps", steps}};
   fmt::print("{}\n", out.dump(1));
 }
 
 void PrintTable(const TrainArgs& args, const TrainOutcome& o) {
-  const Graph& graph = o.graph;
-  const StrategyResult* planned = &o.planned;
-  const StrategyResult& no_remat = o.no_remat;
-  const FixedMemory& fixed = o.fixed;
-  const exec::TrainReport& report = o.report;
-  const exec::StepResult& peak = report.peak_step;
-  const int64_t budget_bytes = o.budget_bytes;
-  const std::string& strategy = o.strategy;
-  const std::string& transient_node = o.transient_node;
-  const double predicted_overhead = planned->cost / no_remat.cost;
+  const exec::StepResult& peak = o.report.peak_step;
   fmt::print("{} under {}: activation budget {} ({} B), {} SGD step(s), learning rate {}\n",
-             graph.name(), strategy, FormatBytes(budget_bytes), budget_bytes,
-             report.steps.size(), args.options.learning_rate);
+             o.graph.name(), o.strategy, FormatBytes(o.budget_bytes), o.budget_bytes,
+             o.report.steps.size(), args.options.learning_rate);
   fmt::print("{:>5}  {:>12}  {:>10}  {:>10}  {:>14}  {:>15}\n", "step", "loss", "time s",
              "no-remat s", "measured peak", "max |grad diff|");
-  for (size_t k = 0; k < report.steps.size(); ++k) {
-    const exec::TrainStepRecord& s = report.steps[k];
+  for (size_t k = 0; k < o.report.steps.size(); ++k) {
+    const exec::TrainStepRecord& s = o.report.steps[k];
     fmt::print("{:>5}  {:>12.8f}  {:>10.4f}  {:>10.4f}  {:>14}  {:>15}\n", k + 1, s.loss,
                s.seconds, s.no_remat_seconds, FormatBytes(s.measured_peak_bytes),
                OptionalNumber(s.max_abs_gradient_diff));
@@ -133,21 +116,23 @@ void PrintTable(const TrainArgs& args, const TrainOutcome& o) {
              FormatBytes(peak.predicted_peak_bytes), peak.predicted_peak_bytes,
              FormatBytes(peak.measured_peak_bytes), peak.measured_peak_bytes,
              peak.measured_peak_bytes - peak.predicted_peak_bytes, peak.largest_transient_bytes,
-             transient_node.empty() ? "-" : transient_node, FormatBytes(no_remat.peak_bytes),
-             FormatBytes(report.no_remat_measured_peak_bytes));
+             o.transient_node.empty() ? "-" : o.transient_node, FormatBytes(o.no_remat.peak_bytes),
+             FormatBytes(o.report.no_remat_measured_peak_bytes));
   fmt::print("overhead: predicted {:.3f}x (cost {:.6g} vs {:.6g} {}), measured {:.3f}x (median "
              "step {:.4f} s vs {:.4f} s, {} recomputations)\n",
-             predicted_overhead, planned->cost, no_remat.cost, graph.cost_unit(),
-             report.measured_overhead(), report.median_seconds, report.median_no_remat_seconds,
+             o.predicted_overhead(), o.planned.cost, o.no_remat.cost, o.graph.cost_unit(),
+             o.report.measured_overhead(), o.report.median_seconds,
+             o.report.median_no_remat_seconds,
              peak.recomputations);
-  if (report.gradients_match) {
+  if (o.report.gradients_match) {
     fmt::print("gradients vs autograd: {} in every step (max |diff| {:.3g}, bitwise equal: {})\n",
-               *report.gradients_match ? "match" : "DO NOT match", *report.max_abs_gradient_diff,
-               report.gradients_bitwise_equal.value_or(false) ? "yes" : "no");
+               *o.report.gradients_match ? "match" : "DO NOT match",
+               *o.report.max_abs_gradient_diff,
+               o.report.gradients_bitwise_equal.value_or(false) ? "yes" : "no");
   }
   fmt::print("fixed memory (SGD): {} (parameters {}, gradients {}, input {})\n",
-             FormatBytes(fixed.total_bytes()), FormatBytes(fixed.parameter_bytes),
-             FormatBytes(fixed.gradient_bytes), FormatBytes(fixed.input_bytes));
+             FormatBytes(o.fixed.total_bytes()), FormatBytes(o.fixed.parameter_bytes),
+             FormatBytes(o.fixed.gradient_bytes), FormatBytes(o.fixed.input_bytes));
 }
 
 int RunTrain(const TrainArgs& args) {

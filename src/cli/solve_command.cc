@@ -36,24 +36,10 @@ std::string Gap(const PlanReport& report, const StrategyRow& row) {
   return gap ? FormatPercent(*gap, 1.0) : "-";
 }
 
-// The solve document's row: the sweep's row with keys in this verb's own order.
+// The solve document's row: the sweep's row, with the note always present (schema 2).
 nlohmann::json RowJson(const PlanReport& report, const StrategyRow& row) {
-  nlohmann::json j = {{"strategy", row.strategy},
-                      {"solve_time_s", row.seconds},
-                      {"note", row.note}};
-  if (!row.solver_status.empty()) j["solver_status"] = row.solver_status;
-  if (row.own_bound) j["solver_lower_bound"] = *row.own_bound;
-  if (!row.result) {
-    j["status"] = "no_schedule";
-    return j;
-  }
-  const StrategyResult& r = *row.result;
-  j["status"] = r.status == FitStatus::kFits ? "fits" : "over_budget";
-  j["cost"] = r.cost;
-  j["overhead"] = r.cost / report.no_remat.cost;
-  j["peak_bytes"] = r.peak_bytes;
-  j["parameters"] = r.parameters;
-  if (const auto gap = report.Gap(row)) j["gap_to_lower_bound"] = *gap;
+  nlohmann::json j = StrategyRowJson(row, report.no_remat.cost, report.lower_bound());
+  j["note"] = row.note;
   return j;
 }
 

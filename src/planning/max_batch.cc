@@ -106,8 +106,9 @@ BatchProbe MaxBatchSearch::Run(const std::string& strategy, int64_t batch) {
   } else {
     probe.reason = "no schedule (" + row.solver_status + ")";
   }
+  // A heuristic's failure is its own verdict; optimal's needs a proof.
   if (strategy == "optimal") CertifyOptimal(row, c, cap, probe);
-  return probe;  // a heuristic's own verdict
+  return probe;
 }
 
 void MaxBatchSearch::CertifyOptimal(const StrategyRow& row, BatchCase& c, double cap,

@@ -68,7 +68,8 @@ TEST(PlanReportTest, ABudgetBelowTheMinimumPeakIsReportedAndNothingFits) {
   EXPECT_TRUE(r.below_minimum_peak());
   EXPECT_FALSE(r.any_fits());
   EXPECT_EQ(r.Best(), nullptr);
-  // The bound proves it too, or at least proves no cost.
+  // The best bound proves it too (the absence-gap bound sees the node that cannot fit), so
+  // there is no cost bound to report.
   ASSERT_TRUE(r.bound);
   EXPECT_EQ(r.bound->status, SolveStatus::kInfeasible);
   EXPECT_FALSE(r.lower_bound());
