@@ -12,7 +12,7 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 PYTHON_FLAGS = -DREMAT_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
   -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir)
 
-.PHONY: all deps venv build build-asan demo test test-fast test-asan test-python pip-check bench fuzz fuzz-run clean
+.PHONY: all deps venv configure build build-demo build-asan demo test test-fast test-asan test-python pip-check bench fuzz fuzz-run clean
 
 all: build
 
@@ -30,9 +30,16 @@ $(VENV)/.installed: python/requirements.txt
 venv: $(VENV)/.installed
 
 # Configured on every build, so that an older build folder also gets the Python binding.
-build: deps venv
+configure: deps venv
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(PYTHON_FLAGS) > /dev/null
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what the demo runs: the remat program and the Python binding (no tests, benchmarks or
+# remat-run), so that a fresh machine reaches its first table sooner.
+build-demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target remat remat_python_core
 
 $(ASAN_BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DREMAT_SANITIZE=ON
@@ -40,7 +47,7 @@ $(ASAN_BUILD)/CMakeCache.txt: | deps
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-demo: build
+demo: build-demo
 	./scripts/demo.sh $(REMAT)
 	@echo; echo "== PyTorch: examples/train_resnet.py (a ResNet-18-style step at half its peak)"
 	$(PYTHON) examples/train_resnet.py --steps 2 --time-limit 10

@@ -15,6 +15,7 @@
 #include "cli/gnuplot.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
+#include "cli/output_paths.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
 #include "planning/strategy_runner.h"
@@ -236,8 +237,8 @@ void PrintTable(const ApproxOptions& options, const Graph& graph,
 }
 
 void RunApproxReport(const ApproxOptions& options, int& exit_code) {
+  CheckPlotPath("--plot", options.plot_path, options.source.Files());
   if (!options.plot_path.empty()) {
-    ImageFormatOf(options.plot_path);
     FindGnuplot();
   }
   const LoadedGraph loaded = LoadGraphSource(options.source);

@@ -104,11 +104,6 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   return result;
 }
 
-void RemoveQuietly(const fs::path& path) {
-  std::error_code ignored;
-  fs::remove(path, ignored);
-}
-
 std::string Terminal(ImageFormat format, int32_t width_px, int32_t height_px) {
   if (format == ImageFormat::kSvg) {
     return fmt::format("set terminal svg size {},{} font 'Helvetica,12' background rgb 'white'",
@@ -192,11 +187,6 @@ void RenderPlot(const PlotSpec& spec) {
     throw InputError(fmt::format("{}: the folder {} does not exist", files.image, folder.string()));
   }
   auto name = [](const std::string& path) { return fs::path(path).filename().string(); };
-  const std::string suffix = fmt::format(".tmp.{}", ::getpid());
-  const std::string temp_image = "." + name(files.image) + suffix;
-  const std::string temp_data = "." + name(files.data) + suffix;
-  const std::string temp_script = "." + name(files.script) + suffix;
-
   // The script names its files relative to its folder and lets the caller override them, so
   // `gnuplot OUT.gp` in that folder re-draws OUT.svg from OUT.dat.
   const std::string script = fmt::format(
@@ -214,26 +204,25 @@ void RenderPlot(const PlotSpec& spec) {
       spec.commands);
   const std::string data = fmt::format("# {}\n{}", spec.title, spec.data);
 
-  const std::vector<fs::path> temps = {folder / temp_image, folder / temp_data,
-                                       folder / temp_script};
+  // Everything is drawn in a private folder beside the outputs (no predictable name a link
+  // could be planted at), then renamed into place.
+  const fs::path scratch = MakeScratchFolder(folder.string());
   auto cleanup = [&] {
-    for (const fs::path& temp : temps) RemoveQuietly(temp);
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
   };
+  const fs::path temp_image = scratch / name(files.image);
+  const fs::path temp_data = scratch / name(files.data);
   try {
-    WriteFileAtomically((folder / temp_data).string(), data);
-    WriteFileAtomically((folder / temp_script).string(), script);
+    WriteFileAtomically(temp_data.string(), data);
+    WriteFileAtomically((scratch / name(files.script)).string(), script);
   } catch (...) {
     cleanup();
     throw;
   }
-  const ProcessResult run = RunProcess(
-      {gnuplot, "-e",
-       fmt::format("outfile = {}; datafile = {}", GnuplotQuote(temp_image),
-                   GnuplotQuote(temp_data)),
-       temp_script},
-      folder.string());
+  const ProcessResult run = RunProcess({gnuplot, name(files.script)}, scratch.string());
   std::error_code size_error;
-  const auto image_size = fs::file_size(folder / temp_image, size_error);
+  const auto image_size = fs::file_size(temp_image, size_error);
   if (run.exit_status != 0 || size_error || image_size == 0) {
     cleanup();
     const std::string what = run.exit_status == 127   ? "could not be started"
@@ -245,13 +234,11 @@ void RenderPlot(const PlotSpec& spec) {
                                  run.output.empty() ? "" : ":\n", Tail(run.output, 8)));
   }
   std::error_code error;
-  fs::rename(folder / temp_data, files.data, error);
-  if (!error) fs::rename(folder / temp_script, files.script, error);
-  if (!error) fs::rename(folder / temp_image, files.image, error);
-  if (error) {
-    cleanup();
-    throw InputError(fmt::format("{}: cannot write: {}", files.image, error.message()));
-  }
+  fs::rename(temp_data, files.data, error);
+  if (!error) fs::rename(scratch / name(files.script), files.script, error);
+  if (!error) fs::rename(temp_image, files.image, error);
+  cleanup();
+  if (error) throw InputError(fmt::format("{}: cannot write: {}", files.image, error.message()));
 }
 
 }  // namespace remat

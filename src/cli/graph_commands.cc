@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/output.h"
 #include "core/sizes.h"
 #include "core/graph_json.h"
@@ -85,6 +86,7 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
   convert->add_option("-o,--output", *convert_out, "output file (remat JSON)")
       ->check(kOutputPath)->required();
   convert->callback([=, &exit_code] {
+    CheckOutputPath("-o", *convert_out, {*convert_in});
     const Graph g = LoadGraphFile(*convert_in);
     SaveGraphFile(g, *convert_out);
     fmt::print("wrote {} ({} nodes, {} edges)\n", *convert_out, g.size(), g.edges().size());
@@ -101,6 +103,7 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
   linear->add_option("-o,--output", *linear_out, "output file (remat JSON)")
       ->check(kOutputPath)->required();
   linear->callback([=, &exit_code] {
+    CheckOutputPath("-o", *linear_out, {});
     const Graph g = LinearGraph(*linear_n);
     SaveGraphFile(g, *linear_out);
     fmt::print("wrote {} ({} nodes, {} edges)\n", *linear_out, g.size(), g.edges().size());
@@ -134,6 +137,7 @@ void AddGraphCommands(CLI::App& app, int& exit_code) {
   layered->add_option("-o,--output", *random_out, "output file (remat JSON)")
       ->check(kOutputPath)->required();
   layered->callback([=, &exit_code] {
+    CheckOutputPath("-o", *random_out, {});
     const Graph g = RandomLayeredGraph(*random);
     SaveGraphFile(g, *random_out);
     fmt::print("wrote {} ({} nodes, {} edges)\n", *random_out, g.size(), g.edges().size());

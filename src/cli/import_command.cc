@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/output.h"
 #include "core/sizes.h"
 #include "core/graph_json.h"
@@ -40,6 +41,7 @@ std::string DescribeBatch(const ImportedOnnxModel& model) {
 }
 
 void RunImport(const ImportArgs& args) {
+  CheckOutputPath("-o", args.output_path, {args.model_path});
   const OnnxImportOptions options = ToOnnxImportOptions(args.sizing, args.unknown_ops);
   const Optimizer optimizer = ToOptimizer(args.sizing);
   const ImportedOnnxModel model = ImportOnnxFile(args.model_path, options);

@@ -46,6 +46,16 @@ void AddGraphSourceOptions(CLI::App& command, GraphSource& source) {
 
 namespace {
 
+// The training graph of an imported or zoo model; an InputError (sizes beyond what remat
+// represents) names the source as a file's errors do.
+Graph TrainingGraphOf(const ForwardGraph& forward, const GraphSource& source) {
+  try {
+    return BuildTrainingGraph(forward);
+  } catch (const InputError& error) {
+    throw InputError(fmt::format("{}: {}", source.Describe(), error.what()));
+  }
+}
+
 LoadedGraph LoadWithoutProfile(const GraphSource& source) {
   const bool file = !source.graph_path.empty();
   const bool onnx = !source.onnx_path.empty();
@@ -69,12 +79,12 @@ LoadedGraph LoadWithoutProfile(const GraphSource& source) {
   if (onnx) {
     const ImportedOnnxModel imported = ImportOnnxFile(
         source.onnx_path, ToOnnxImportOptions(source.zoo, source.unknown_ops));
-    return {BuildTrainingGraph(imported.forward), std::nullopt,
+    return {TrainingGraphOf(imported.forward, source), std::nullopt,
             OnnxFixedMemory(imported, ToOptimizer(source.zoo))};
   }
   BuiltModel built = BuildModel(source.zoo.model, ToModelOptions(source.zoo));
   const FixedMemory fixed = ComputeFixedMemory(built.info, ToOptimizer(source.zoo));
-  return {BuildTrainingGraph(built.forward), std::move(built.info), fixed};
+  return {TrainingGraphOf(built.forward, source), std::move(built.info), fixed};
 }
 
 // "batch 2, classes 10, resolution 32x32" for a profile's recorded sizes.
@@ -120,6 +130,8 @@ void TakeSizes(const CostProfile& profile, const std::string& path, ZooModelArgs
 }  // namespace
 
 LoadedGraph LoadGraphSource(const GraphSource& source) {
+  // Every verb refuses an unknown --device, whether or not its graph or budget uses it.
+  if (!source.zoo.device.empty()) DeviceByName(source.zoo.device);
   if (source.costs_path.empty()) return LoadWithoutProfile(source);
   const CostProfile profile = LoadCostProfile(source.costs_path);
   // A zoo model given without sizes is built at the sizes the profile was measured at, so

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,8 @@ struct GraphSource {
   std::string costs_path;  // --costs: measured per-node costs (remat-run profile)
   // What to call the source in messages: the file or the model with its batch.
   std::string Describe() const;
+  // The files it reads (some empty), which no output may overwrite.
+  std::vector<std::string> Files() const { return {graph_path, onnx_path, costs_path}; }
 };
 
 struct LoadedGraph {

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
 #include "cli/output.h"
+#include "cli/output_paths.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
 #include "planning/size_parsing.h"
@@ -227,8 +228,8 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
   if (options.zoo.batch > 0) {
     throw UsageError("maxbatch searches the batch size: leave out --batch");
   }
+  CheckPlotPath("--plot", options.plot_path, {});
   if (!options.plot_path.empty()) {
-    ImageFormatOf(options.plot_path);
     FindGnuplot();
   }
   const int64_t memory_bytes = ParseMemory(options);

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
+#include "cli/output_paths.h"
 #include "core/sizes.h"
 #include "planning/budget.h"
 #include "planning/plan_report.h"
@@ -178,7 +179,7 @@ void PrintSummary(const PlotScheduleOptions& options, const ScheduleDocument& do
 }
 
 void RunPlotSchedule(const PlotScheduleOptions& options, int& exit_code) {
-  ImageFormatOf(options.output_path);
+  CheckPlotPath("-o", options.output_path, {options.schedule_path});
   FindGnuplot();
   const ScheduleDocument doc = LoadScheduleFile(options.schedule_path);
   const Graph& graph = doc.graph;

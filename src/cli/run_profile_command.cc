@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/run_common.h"
 #include "core/cost_profile.h"
 #include "core/training_graph.h"
@@ -99,6 +100,7 @@ void PrintWorkspaceComparison(const Graph& graph, const CostProfile& profile) {
 }
 
 int RunProfile(ProfileArgs args) {
+  CheckOutputPath("-o", args.output, {});
   args.options.threads = args.model.threads;
   const BuiltModel model = BuildRunModel(args.model);
   const Graph graph = BuildTrainingGraph(model.forward);

@@ -29,6 +29,7 @@ struct StepArgs {
   std::string schedule_path;
   std::string strategy = "checkpoint-all";
   std::string budget;
+  bool allow_over_budget = false;
   double time_limit_s = 60;
   bool verbose = false;
   bool json = false;
@@ -91,6 +92,9 @@ int RunStep(const StepArgs& args) {
   std::string name = RunStrategyName(args.strategy);
   if (!args.schedule_path.empty()) {
     ScheduleDocument document = LoadScheduleFile(args.schedule_path);
+    if (!args.allow_over_budget) {
+      CheckScheduleWithinBudget(document, args.schedule_path, "--allow-over-budget");
+    }
     if (StructureFingerprint(document.graph) != StructureFingerprint(graph)) {
       throw InputError(fmt::format("{}: the schedule was made for another graph than {}",
                                    args.schedule_path, graph.name()));
@@ -130,6 +134,9 @@ void AddRunStepCommand(CLI::App& app, int& exit_code) {
   // they are refused with it (exit 2).
   CLI::Option* schedule_opt = step->add_option("--schedule", args->schedule_path,
                                                "schedule JSON made for the same graph");
+  step->add_flag("--allow-over-budget", args->allow_over_budget,
+                 "run a --schedule whose peak is over the budget it records")
+      ->needs(schedule_opt);
   step->add_option("--strategy", args->strategy,
                    "a strategy of remat solve (checkpoint-all, chen-sqrtn, optimal, ...)")
       ->capture_default_str()

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
+#include "cli/output_paths.h"
 #include "cli/planning_options.h"
 #include "core/graph_json.h"
 #include "core/schedule_json.h"
@@ -120,29 +121,36 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
   if (report.below_minimum_peak()) fmt::print("\n{}\n", BelowMinimumText(report));
 }
 
+// Saves the cheapest schedule within the budget, and only such a schedule: a file that
+// remat-run would execute over its budget is never written.
 void SaveSchedule(const SolveOptions& options, const Graph& graph, const PlanReport& report) {
-  const StrategyRow& row = report.rows.front();
-  if (!row.result) {
-    fmt::print(stderr, "remat: {} found no schedule; {} not written\n", row.strategy,
+  const StrategyRow* best = report.Best();
+  if (best == nullptr) {
+    fmt::print(stderr, "remat: no schedule within the budget; {} not written\n",
                options.output_path);
     return;
   }
-  const StrategyResult& r = *row.result;
+  const StrategyResult& r = *best->result;
   SaveScheduleFile(graph, r.schedule,
                    {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
                     .budget_bytes = report.budget.activation_bytes,
-                    .solver_status = row.solver_status, .lower_bound_cost = report.lower_bound()},
+                    .solver_status = best->solver_status,
+                    .lower_bound_cost = report.lower_bound()},
                    options.output_path);
-  if (!options.json) fmt::print("schedule written to {}\n", options.output_path);
+  if (options.json) return;
+  if (report.rows.size() == 1) {
+    fmt::print("schedule written to {}\n", options.output_path);
+  } else {
+    fmt::print("schedule of {}, the cheapest within the budget, written to {}\n", r.strategy,
+               options.output_path);
+  }
 }
 
 void RunSolve(const SolveOptions& options, int& exit_code) {
+  CheckOutputPath("-o", options.output_path, options.source.Files());
   const LoadedGraph loaded = LoadGraphSource(options.source);
   const Graph& graph = loaded.graph;
   const std::vector<std::string> names = ParseStrategyList(options.strategies, graph);
-  if (!options.output_path.empty() && names.size() != 1) {
-    throw UsageError("-o/--output saves one schedule: choose a single --strategy");
-  }
   SolverSettings settings = options.solver;
   settings.progress = !options.quiet && ::isatty(STDERR_FILENO);
   const PlanReport report =
@@ -167,7 +175,8 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
   solve->add_option("--strategy,--strategies", options->strategies,
                     "strategy name, comma-separated list, or 'all' (default)");
   solve->add_option("-o,--output", options->output_path,
-                    "save the schedule (JSON) of the single chosen strategy")
+                    "save the cheapest schedule within the budget (JSON); none is written "
+                    "when no schedule fits")
       ->check(kOutputPath);
   AddSolverSettingOptions(*solve, options->solver);
   solve->add_flag("!--no-mip-start", options->solver.mip_start,

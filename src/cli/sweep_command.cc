@@ -14,6 +14,7 @@
 #include "cli/gnuplot.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
+#include "cli/output_paths.h"
 #include "cli/progress.h"
 #include "core/sizes.h"
 #include "planning/strategy_runner.h"
@@ -217,8 +218,8 @@ void WritePlot(const SweepResult& sweep, const std::string& path) {
 
 void RunSweep(const SweepOptions& options, int& exit_code) {
   if (options.json && options.csv) throw UsageError("give either --json or --csv, not both");
+  CheckPlotPath("--plot", options.plot_path, options.source.Files());
   if (!options.plot_path.empty()) {
-    ImageFormatOf(options.plot_path);
     FindGnuplot();  // fail before the long part
   }
   const LoadedGraph loaded = LoadGraphSource(options.source);

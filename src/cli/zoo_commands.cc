@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/output.h"
 #include "core/sizes.h"
 #include "core/graph_json.h"
@@ -94,6 +95,7 @@ void PrintList(bool as_json) {
 }
 
 void RunExport(const ZooModelArgs& args, const std::string& output_path) {
+  CheckOutputPath("-o", output_path, {});
   const ModelOptions options = ToModelOptions(args);
   const Optimizer optimizer = ToOptimizer(args);
   const BuiltModel built = BuildModel(args.model, options);

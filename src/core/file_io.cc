@@ -10,25 +10,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/errors.h"
 
 namespace remat {
-
-std::string ReadFileText(const std::string& path) {
-  // The error_code form: a folder the user cannot enter must say "cannot open", not throw.
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw InputError(fmt::format("{}: is a directory, not a file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("{}: read error", path));
-  return text.str();
-}
 
 namespace {
 
@@ -68,27 +55,83 @@ std::string WriteTarget(const std::string& path) {
 
 }  // namespace
 
+std::string ReadFileText(const std::string& path) {
+  // The error_code form: a folder the user cannot enter must say "cannot open", not throw.
+  // Devices and sockets are refused before opening: /dev/zero would fill memory and
+  // /dev/urandom never ends. A FIFO stays readable, so `--graph /dev/stdin` reads a pipe.
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) {
+    throw InputError(fmt::format("{}: is a directory, not a file", path));
+  }
+  if (!error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_fifo(status)) {
+    throw InputError(fmt::format("{}: is {}; remat reads regular files and pipes", path,
+                                 KindOf(status.type())));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: read error", path));
+  return text.str();
+}
+
+void CheckWritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target = WriteTarget(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    throw InputError(fmt::format("{}: cannot write: the folder {} does not exist", path,
+                                 folder.string()));
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw InputError(fmt::format("{}: cannot write in the folder {}: {}", path, folder.string(),
+                                 std::strerror(errno)));
+  }
+}
+
 void WriteFileAtomically(const std::string& path, const std::string& text) {
   const std::string target = WriteTarget(path);
-  const std::string temp = fmt::format("{}.tmp.{}", target, ::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    }
-    out << text;
-    out.flush();
-    out.close();
-    if (!out) {
-      std::remove(temp.c_str());
-      throw InputError(fmt::format("{}: write failed", path));
-    }
+  // mkstemp opens a fresh, unpredictable name with O_EXCL, so a link planted beside the
+  // output can never redirect the write.
+  std::string temp = target + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  // mkstemp creates the file 0600; an output gets the usual 0666 less the umask.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  bool written = ::fchmod(fd, 0666 & ~mask) == 0;
+  for (size_t done = 0; written && done < text.size();) {
+    const ssize_t count = ::write(fd, text.data() + done, text.size() - done);
+    if (count < 0 && errno == EINTR) continue;
+    written = count > 0;
+    if (written) done += static_cast<size_t>(count);
+  }
+  std::string reason = written ? "" : std::strerror(errno);
+  if (::close(fd) != 0 && written) {
+    written = false;
+    reason = std::strerror(errno);
+  }
+  if (!written) {
+    std::remove(temp.c_str());
+    throw InputError(fmt::format("{}: write failed: {}", path, reason));
   }
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
+    const std::string why = std::strerror(errno);
     std::remove(temp.c_str());
-    throw InputError(fmt::format("{}: cannot write: {}", path, reason));
+    throw InputError(fmt::format("{}: cannot write: {}", path, why));
   }
+}
+
+std::string MakeScratchFolder(const std::string& folder) {
+  std::string name = (std::filesystem::path(folder) / ".remat.XXXXXX").string();
+  if (::mkdtemp(name.data()) == nullptr) {
+    throw InputError(fmt::format("{}: cannot create a scratch folder: {}", folder,
+                                 std::strerror(errno)));
+  }
+  return name;
 }
 
 }  // namespace remat

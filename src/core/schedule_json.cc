@@ -7,6 +7,8 @@
 #include "core/file_io.h"
 #include "core/graph_json.h"
 #include "core/json_fields.h"
+#include "core/simulator.h"
+#include "core/sizes.h"
 
 namespace remat {
 namespace {
@@ -116,6 +118,19 @@ void SaveScheduleFile(const Graph& graph, const Schedule& schedule, const Schedu
 
 ScheduleDocument LoadScheduleFile(const std::string& path) {
   return ScheduleFromJson(ReadFileText(path), path);
+}
+
+void CheckScheduleWithinBudget(const ScheduleDocument& document, const std::string& path,
+                               const std::string& override_name) {
+  const std::optional<int64_t> budget = document.info.budget_bytes;
+  if (!budget) return;
+  const int64_t peak = Simulate(document.graph, document.schedule).peak_bytes;
+  if (peak > *budget) {
+    throw InputError(fmt::format(
+        "{}: the schedule peaks at {} ({} B), over the budget {} ({} B) it records; run it "
+        "anyway with {}",
+        path, FormatBytes(peak), peak, FormatBytes(*budget), *budget, override_name));
+  }
 }
 
 }  // namespace remat

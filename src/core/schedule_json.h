@@ -41,4 +41,10 @@ void SaveScheduleFile(const Graph& graph, const Schedule& schedule, const Schedu
                       const std::string& path);
 ScheduleDocument LoadScheduleFile(const std::string& path);
 
+// Re-simulates the schedule against the budget its file records: a peak over it (a file
+// hand-edited, or saved by an older remat) is an InputError naming the file, both sizes and
+// `override_name`, the caller's way to run it anyway. A file without a budget passes.
+void CheckScheduleWithinBudget(const ScheduleDocument& document, const std::string& path,
+                               const std::string& override_name);
+
 }  // namespace remat

@@ -1,6 +1,8 @@
 // File I/O (issue 14, defects 2 and 5): outputs replace only regular files (following
 // symlinks), devices, FIFOs and empty paths are refused, and an unreadable folder is a clear
-// "cannot open", never a filesystem exception.
+// "cannot open", never a filesystem exception. Issue 24: the temporary file is exclusive (a
+// link planted at its old predictable name is never followed), devices are refused as inputs
+// while pipes still read, and an output's folder is checked before any work.
 #include "core/file_io.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "core/errors.h"
 
@@ -82,6 +86,83 @@ TEST_F(FileIoTest, UnreadableFolderIsCannotOpen) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+
+TEST_F(FileIoTest, NeverFollowsALinkPlantedAtATemporaryName) {
+  const fs::path victim = dir_ / "victim.txt";
+  WriteFileAtomically(victim.string(), "precious");
+  const fs::path out = dir_ / "out.json";
+  // The name every earlier version used for its temporary file.
+  fs::create_symlink(victim, dir_ / ("out.json.tmp." + std::to_string(::getpid())));
+  WriteFileAtomically(out.string(), "result");
+  EXPECT_EQ(ReadFileText(victim.string()), "precious");
+  EXPECT_EQ(ReadFileText(out.string()), "result");
+  struct stat info {};
+  ASSERT_EQ(::stat(out.c_str(), &info), 0);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ(info.st_mode & 0777, 0666 & ~mask);  // not mkstemp's 0600
+}
+
+TEST_F(FileIoTest, RefusesDevicesAsInputsButReadsPipes) {
+  for (const char* device : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
+    try {
+      ReadFileText(device);
+      ADD_FAILURE() << device << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("character device"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(device), std::string::npos) << e.what();
+    }
+  }
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(fifo) << "through a pipe"; });
+  EXPECT_EQ(ReadFileText(fifo.string()), "through a pipe");
+  writer.join();
+}
+
+TEST_F(FileIoTest, ChecksTheOutputFolderBeforeAnyWork) {
+  EXPECT_NO_THROW(CheckWritable((dir_ / "new.json").string()));
+  try {
+    CheckWritable((dir_ / "missing" / "out.json").string());
+    ADD_FAILURE() << "a missing folder passed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "missing" / "out.json").string()),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(CheckWritable(dir_.string()), InputError);
+  EXPECT_THROW(CheckWritable("/dev/full"), InputError);
+  // A read-only folder, as user nobody (root writes anywhere).
+  fs::create_directories(dir_ / "locked");
+  fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec |
+                                       fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir_, fs::perms::all);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::geteuid() == 0 && ::setuid(65534) != 0) ::_exit(10);
+    try {
+      CheckWritable((dir_ / "locked" / "out.json").string());
+      ::_exit(11);
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find("locked/out.json") != std::string::npos ? 0 : 12);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  fs::permissions(dir_ / "locked", fs::perms::owner_all);
+}
+
+TEST_F(FileIoTest, ScratchFoldersAreNewAndPrivate) {
+  const fs::path a = MakeScratchFolder(dir_.string());
+  const fs::path b = MakeScratchFolder(dir_.string());
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.parent_path(), dir_);
+  EXPECT_EQ(fs::status(a).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_THROW(MakeScratchFolder((dir_ / "missing").string()), InputError);
 }
 
 }  // namespace

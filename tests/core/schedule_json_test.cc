@@ -103,5 +103,27 @@ TEST(ScheduleJsonTest, RejectsANegativeBudget) {
   EXPECT_THROW(ScheduleFromJson(text, "s.json"), InputError);
 }
 
+// Issue 24, item 5: a file whose schedule peaks over its recorded budget is refused by name;
+// one within it, or without a budget, passes.
+TEST(ScheduleJsonTest, CheckWithinBudgetResimulatesAgainstTheRecordedBudget) {
+  const Graph g = LinearGraph(5);
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
+  const int64_t peak = Simulate(g, schedule).peak_bytes;
+  auto document = [&](std::optional<int64_t> budget) {
+    return ScheduleFromJson(ScheduleToJson(g, schedule, {.strategy = "x", .peak_bytes = 0,
+                                                         .budget_bytes = budget}),
+                            "s.json");
+  };
+  EXPECT_NO_THROW(CheckScheduleWithinBudget(document(peak), "s.json", "--allow"));
+  EXPECT_NO_THROW(CheckScheduleWithinBudget(document(std::nullopt), "s.json", "--allow"));
+  try {
+    CheckScheduleWithinBudget(document(peak - 1), "s.json", "--allow");
+    ADD_FAILURE() << "over budget by 1 B passed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.json: the schedule peaks at"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--allow"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace remat

@@ -2,6 +2,9 @@
 // codes of bad command lines and impossible budgets.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "../cli/run_remat.h"
@@ -151,6 +154,27 @@ TEST(RunProfileCliTest, ProfileThenSolveWithItsCostsWorksWithDefaults) {
       << solve.err;
   EXPECT_NE(solve.err.find("the graph is vgg16 at batch 4, input 4x224x224x3"), std::string::npos)
       << solve.err;
+}
+
+// Issue 24, item 5: a schedule file whose simulated peak is over the budget it records (here
+// hand-edited) is refused by remat-run step, naming the file, unless --allow-over-budget.
+TEST(RunStepCliTest, AScheduleOverItsRecordedBudgetIsRefusedUnlessAllowed) {
+  const std::string sizes = " --model vgg16 --batch 2 --resolution 32x32 --classes 10";
+  const std::string path = ::testing::TempDir() + "/over-budget-schedule.json";
+  const RunResult solve = RunBinary(
+      REMAT_BINARY, "solve" + sizes + " --budget 100% --strategy checkpoint-all -o " + path);
+  ASSERT_EQ(solve.exit_code, 0) << solve.err;
+  json doc = json::parse(remat::testing::Slurp(path));
+  doc["budget_bytes"] = doc["peak_bytes"].get<int64_t>() / 2;
+  std::ofstream(path) << doc.dump();
+  const RunResult refused = RunBinary(REMAT_RUN_BINARY, "step" + sizes + " --schedule " + path);
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find(path + ": the schedule peaks at"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-over-budget"), std::string::npos) << refused.err;
+  const RunResult allowed = RunBinary(
+      REMAT_RUN_BINARY, "step" + sizes + " --schedule " + path + " --allow-over-budget");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  std::remove(path.c_str());
 }
 
 }  // namespace

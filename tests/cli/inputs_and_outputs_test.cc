@@ -1,0 +1,134 @@
+// Issue 24: what a newcomer's files meet. An output that names an input is a usage error; an
+// output that cannot be written is reported before the work, naming the path given; devices
+// are refused as inputs while pipes read; a schedule over its budget is never written; `-o`
+// with several strategies saves the cheapest that fits; an unknown --device is bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_remat.h"
+
+namespace remat {
+namespace {
+
+using nlohmann::json;
+using testing::RunRemat;
+namespace fs = std::filesystem;
+
+class InputsAndOutputsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(InputsAndOutputsTest, AnOutputNamingAnInputIsAUsageError) {
+  const std::string before = testing::Slurp(Path("l8.json"));
+  const auto solve = RunRemat("solve --graph " + Path("l8.json") + " --budget 7 -o " +
+                              Path("l8.json"));
+  EXPECT_EQ(solve.exit_code, 2) << solve.err;
+  EXPECT_NE(solve.err.find("would overwrite the input file"), std::string::npos) << solve.err;
+  EXPECT_EQ(solve.out, "");  // refused before any work
+  fs::create_symlink(Path("l8.json"), Path("link.json"));
+  const auto convert = RunRemat("graph convert " + Path("l8.json") + " -o " + Path("link.json"));
+  EXPECT_EQ(convert.exit_code, 2) << convert.err;
+  EXPECT_EQ(testing::Slurp(Path("l8.json")), before);
+  const auto plot = RunRemat("sweep --graph " + Path("l8.json") + " --points 2 --plot " +
+                             Path("l8.svg") + " --strategies checkpoint-all");
+  EXPECT_NE(plot.exit_code, 2) << plot.err;  // a sibling of the input is not the input
+}
+
+TEST_F(InputsAndOutputsTest, AnUnwritableOutputIsReportedBeforeTheWorkNamingThePathGiven) {
+  const std::string out = Path("missing/plan.json");
+  const auto solve = RunRemat("solve --graph " + Path("l8.json") + " --budget 7 -o " + out);
+  EXPECT_EQ(solve.exit_code, 3);
+  EXPECT_NE(solve.err.find(out), std::string::npos) << solve.err;
+  EXPECT_EQ(solve.out, "");  // no table: the work never started
+  const std::string plot = Path("missing/p.svg");
+  const auto sweep = RunRemat("sweep --graph " + Path("l8.json") + " --points 2 --plot " + plot);
+  EXPECT_EQ(sweep.exit_code, 3);
+  EXPECT_NE(sweep.err.find(plot), std::string::npos) << sweep.err;
+  EXPECT_EQ(sweep.err.find(".tmp."), std::string::npos) << sweep.err;
+  EXPECT_EQ(sweep.out, "");
+}
+
+TEST_F(InputsAndOutputsTest, DevicesAreRefusedAsInputsButPipesRead) {
+  for (const std::string device : {"/dev/zero", "/dev/urandom"}) {
+    const auto info = RunRemat("graph info " + device);
+    EXPECT_EQ(info.exit_code, 3) << device << ": " << info.err;
+    EXPECT_NE(info.err.find(device + ": is a character device"), std::string::npos) << info.err;
+  }
+  const auto piped = RunRemat("graph info /dev/stdin < " + Path("l8.json"));
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  const auto through_cat =
+      testing::RunBinary("cat " + Path("l8.json") + " | " + REMAT_BINARY, "graph info /dev/stdin");
+  EXPECT_EQ(through_cat.exit_code, 0) << through_cat.err;
+}
+
+TEST_F(InputsAndOutputsTest, AScheduleOverTheBudgetIsNeverWritten) {
+  const auto run = RunRemat("solve --graph " + Path("l8.json") +
+                            " --budget 9 --strategy checkpoint-all -o " + Path("s.json"));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_FALSE(fs::exists(Path("s.json")));
+  EXPECT_NE(run.err.find("not written"), std::string::npos) << run.err;
+}
+
+TEST_F(InputsAndOutputsTest, SeveralStrategiesSaveTheCheapestThatFits) {
+  const std::string strategies = "checkpoint-all,chen-sqrtn-linear,griewank-logn,evict";
+  const auto table = RunRemat("solve --graph " + Path("l8.json") + " --budget 7 --strategies " +
+                              strategies + " --json");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  std::string cheapest;
+  double cheapest_cost = 1e300;
+  const json doc = json::parse(table.out);
+  for (const json& row : doc["results"]) {
+    const bool fits = row.contains("peak_bytes") && row["peak_bytes"].get<int64_t>() <= 7;
+    if (fits && row["cost"].get<double>() < cheapest_cost) {
+      cheapest_cost = row["cost"].get<double>();
+      cheapest = row["strategy"].get<std::string>();
+    }
+  }
+  ASSERT_FALSE(cheapest.empty());
+  const auto run = RunRemat("solve --graph " + Path("l8.json") + " --budget 7 --strategies " +
+                            strategies + " -o " + Path("s.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json saved = json::parse(testing::Slurp(Path("s.json")));
+  EXPECT_EQ(saved["strategy"], cheapest);
+  EXPECT_EQ(saved["cost"].get<double>(), cheapest_cost);
+  EXPECT_NE(run.out.find("schedule of " + cheapest), std::string::npos) << run.out;
+}
+
+TEST_F(InputsAndOutputsTest, AnUnknownDeviceIsBadInputWithAGraphFileToo) {
+  for (const std::string verb : {"solve --budget 7", "sweep --points 2", "approx-report --points 2"}) {
+    const auto run = RunRemat(verb + " --graph " + Path("l8.json") + " --device tpu");
+    EXPECT_EQ(run.exit_code, 3) << verb << ": " << run.out;
+    EXPECT_NE(run.err.find("unknown device 'tpu'"), std::string::npos) << verb << ": " << run.err;
+  }
+}
+
+TEST_F(InputsAndOutputsTest, SizesBeyondTwoToThe62NameTheFile) {
+  json graph = json::parse(testing::Slurp(Path("l8.json")));
+  graph["nodes"][0]["bytes"] = int64_t{3} << 60;
+  graph["nodes"][1]["bytes"] = int64_t{3} << 60;
+  std::ofstream(Path("huge.json")) << graph.dump();
+  const auto run = RunRemat("graph info " + Path("huge.json"));
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("2^62"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(Path("huge.json")), std::string::npos) << run.err;
+  // A zoo model that large names the model and its batch in the same way.
+  const auto zoo = RunRemat("solve --model vgg16 --batch 1000000 --resolution 60000x60000 "
+                            "--budget 50%");
+  EXPECT_EQ(zoo.exit_code, 3) << zoo.err;
+  EXPECT_NE(zoo.err.find("error: vgg16 (batch 1000000): the sum of the nodes' bytes"),
+            std::string::npos) << zoo.err;
+}
+
+}  // namespace
+}  // namespace remat
