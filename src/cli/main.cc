@@ -8,6 +8,7 @@
 #include "cli/import_command.h"
 #include "cli/maxbatch_command.h"
 #include "cli/plot_command.h"
+#include "cli/show_command.h"
 #include "cli/solve_command.h"
 #include "cli/sweep_command.h"
 #include "cli/zoo_commands.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   AddMaxBatchCommand(app, exit_code);
   AddApproxReportCommand(app, exit_code);
   AddPlotCommand(app, exit_code);
+  AddShowCommand(app, exit_code);
   AddImportCommand(app, exit_code);
   return RunCommandLine(app, argc, argv, "remat", exit_code);
 }

@@ -6,6 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -128,6 +132,46 @@ TEST_F(InputsAndOutputsTest, SizesBeyondTwoToThe62NameTheFile) {
   EXPECT_EQ(zoo.exit_code, 3) << zoo.err;
   EXPECT_NE(zoo.err.find("error: vgg16 (batch 1000000): the sum of the nodes' bytes"),
             std::string::npos) << zoo.err;
+}
+
+// Item 14: `remat show` reads a saved plan back as text and JSON; its recomputations are
+// those of the file's R matrix (every computation of a node after its first), by stage.
+TEST_F(InputsAndOutputsTest, ShowListsEveryRecomputationByNodeAndStage) {
+  ASSERT_EQ(RunRemat("solve --graph " + Path("l8.json") +
+                     " --budget 5 --strategy chen-sqrtn-linear,optimal -o " + Path("p.json"))
+                .exit_code,
+            0);
+  const json saved = json::parse(testing::Slurp(Path("p.json")));
+  const auto run = RunRemat("show " + Path("p.json") + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json shown = json::parse(run.out);
+  std::map<int, std::vector<int>> expected;
+  int64_t evaluations = 0;
+  for (size_t node = 0; node < saved["R"].size(); ++node) {
+    std::vector<int> stages;
+    for (const json& interval : saved["R"][node]) {
+      for (int t = interval[0].get<int>(); t <= interval[1].get<int>(); ++t) stages.push_back(t);
+    }
+    evaluations += static_cast<int64_t>(stages.size());
+    if (stages.size() > 1) expected[static_cast<int>(node)] = {stages.begin() + 1, stages.end()};
+  }
+  ASSERT_FALSE(expected.empty());  // at 5 B linear(8) must recompute
+  std::map<int, std::vector<int>> listed;
+  for (const json& r : shown["recomputed"]) {
+    listed[r["node"].get<int>()] = r["stages"].get<std::vector<int>>();
+  }
+  EXPECT_EQ(listed, expected);
+  EXPECT_EQ(shown["evaluations"].get<int64_t>(), evaluations);
+  EXPECT_EQ(shown["cost"].get<double>(), static_cast<double>(evaluations));  // unit costs
+  EXPECT_EQ(shown["strategy"], saved["strategy"]);
+  const auto text = RunRemat("show " + Path("p.json"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const int first = expected.begin()->first;
+  const int stage = expected.begin()->second.front();
+  EXPECT_NE(text.out.find(fmt::format("v{} (#{})", first, first)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(fmt::format("{} (v{})", stage, stage)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(fmt::format("{} of 17 nodes are recomputed", expected.size())),
+            std::string::npos) << text.out;
 }
 
 }  // namespace
