@@ -64,7 +64,7 @@ test-asan: build-asan
 	  ctest --output-on-failure -j $(JOBS)
 
 test-python: build
-	cd python && $(PYTHON) -m pytest -q tests
+	cd python && REMAT_BIN_DIR=$(CURDIR)/$(BUILD)/src/cli $(PYTHON) -m pytest -q tests
 
 # `pip install .` as a user runs it (pyproject.toml, docs/python.md): into a fresh virtual
 # environment in a temporary folder, then `import remat` from outside the tree. Slow (the C++
