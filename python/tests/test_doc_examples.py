@@ -112,3 +112,41 @@ def test_python_example_works_as_written(code, tmp_path):
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def help_text(program: str, verb: list[str]) -> str:
+    run = subprocess.run([str(BIN_DIR / program), *verb, "--help"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def verbs(program: str, prefix: list[str]) -> list[list[str]]:
+    """Every verb and nested verb that ``program --help`` lists."""
+    text = help_text(program, prefix)
+    if "Subcommands:" not in text:
+        return []
+    found = []
+    for name in re.findall(r"^  (\S+)\s", text.split("Subcommands:")[1], flags=re.M):
+        found.append(prefix + [name])
+        found += verbs(program, prefix + [name])
+    return found
+
+
+@pytest.mark.parametrize("program,doc_names", [
+    ("remat", ["cli.md", "evaluation.md", "onnx.md", "zoo.md"]),
+    ("remat-run", ["exec.md"]),
+])
+def test_every_verb_and_option_of_the_help_is_documented(program, doc_names):
+    docs = "".join((ROOT / "docs" / name).read_text() for name in doc_names)
+    missing = []
+    for verb in verbs(program, []):
+        text = help_text(program, verb)
+        if f"{program} {' '.join(verb)}" not in docs:
+            missing.append(" ".join(verb))
+        options = text.split("Options:")[1] if "Options:" in text else ""
+        for short, option in set(re.findall(r"^\s+(?:(-\w),)?(--[a-z][a-z0-9-]+)", options,
+                                            flags=re.M)):
+            if option != "--help" and option not in docs and not (short and f"{short} " in docs):
+                missing.append(f"{' '.join(verb)} {option}")
+    assert not missing, f"in `{program} --help` but not in docs/{doc_names}: {missing}"
