@@ -13,6 +13,8 @@
 #include "cli/planning_options.h"
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
+#include "cli/plot_styles.h"
+#include "cli/sweep_plot.h"
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/output_paths.h"
@@ -93,7 +95,7 @@ void WritePlot(const std::vector<SweepPoint>& points, const Graph& graph, double
                int32_t rounds, const std::string& path) {
   const ByteUnit unit = ByteUnitFor(points.back().budget_bytes);
   std::string data = fmt::format(
-      "# columns: budget_bytes budget_{} lp_lower_bound optimal deterministic randomized "
+      "# columns: budget_bytes budget_{} lower_bound optimal deterministic randomized "
       "deterministic_over_optimal randomized_over_optimal\n"
       "# costs as overheads (cost / no-remat cost); NaN: no schedule within the budget\n",
       unit.name);
@@ -122,7 +124,7 @@ void WritePlot(const std::vector<SweepPoint>& points, const Graph& graph, double
       "set ylabel 'overhead (cost / no-remat cost)'\n"
       "{}"
       "set format x ''\n"
-      "plot datafile using 2:3 with lines lw 2 dt 2 lc rgb 'black' title 'LP lower bound', \\\n"
+      "plot datafile using 2:3 with lines {} title {}, \\\n"
       "     datafile using 2:4 with linespoints {} title 'optimal (MILP)', \\\n"
       "     datafile using 2:5 with linespoints {} title 'deterministic rounding', \\\n"
       "     datafile using 2:6 with linespoints {} title {}\n"
@@ -140,9 +142,10 @@ void WritePlot(const std::vector<SweepPoint>& points, const Graph& graph, double
                               "'nothing fits any of these budgets' at graph 0.5, 0.5 center\n",
                               static_cast<double>(points.front().budget_bytes) / unit.bytes - 1,
                               static_cast<double>(points.back().budget_bytes) / unit.bytes + 1),
-      SeriesStyle(9), SeriesStyle(1),
-      SeriesStyle(2), GnuplotQuote(fmt::format("randomized rounding (best of {})", rounds)),
-      unit.name, SeriesStyle(1), SeriesStyle(2),
+      kBoundStyle, GnuplotQuote(BoundTitle(points)), StrategyStyle("optimal"),
+      StrategyStyle("approx"), StrategyStyle("approx-randomized"),
+      GnuplotQuote(fmt::format("randomized rounding (best of {})", rounds)), unit.name,
+      StrategyStyle("approx"), StrategyStyle("approx-randomized"),
       GnuplotQuote(fmt::format("randomized rounding (best of {})", rounds)));
   RenderPlot({.image_path = path,
               .title = fmt::format("remat approx-report of {}", name),

@@ -168,15 +168,6 @@ std::string GnuplotQuote(const std::string& text) {
   return quoted + "'";
 }
 
-std::string SeriesStyle(int32_t index) {
-  // Colour-blind-safe qualitative colours (Okabe-Ito and Tableau), one point type each.
-  static const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
-                                   "#56B4E9", "#8C564B", "#7F7F7F", "#BCBD22", "#332288"};
-  static const int kPoints[] = {7, 5, 9, 11, 13, 1, 2, 3, 4, 6};
-  const int32_t i = index % 10;
-  return fmt::format("lw 1.5 lc rgb '{}' pt {} ps 0.9", kColours[i], kPoints[i]);
-}
-
 void RenderPlot(const PlotSpec& spec) {
   const ImageFormat format = ImageFormatOf(spec.image_path);
   const std::string gnuplot = FindGnuplot();

@@ -34,9 +34,6 @@ ByteUnit ByteUnitFor(int64_t max_bytes);
 // Text quoted for a gnuplot single-quoted string ('' stands for one quote).
 std::string GnuplotQuote(const std::string& text);
 
-// Line colour, width and point type of the `index`-th series, distinct for the first ten.
-std::string SeriesStyle(int32_t index);
-
 struct PlotSpec {
   std::string image_path;  // .svg or .png
   std::string title;       // first comment line of the script and data file

@@ -14,6 +14,7 @@
 #include "cli/planning_options.h"
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
+#include "cli/maxbatch_plot.h"
 #include "cli/output.h"
 #include "cli/output_paths.h"
 #include "cli/progress.h"
@@ -95,44 +96,7 @@ std::string StopText(const StrategySearch& s) {
 }
 
 void WritePlot(const MaxBatchReport& report, const std::string& title, const std::string& path) {
-  const std::vector<StrategySearch>& searches = report.results;
-  std::string data =
-      "# columns: index strategy max_batch best_uncertified_batch ratio_vs_checkpoint_all\n"
-      "# best_uncertified_batch: the largest batch the solver could neither schedule nor rule out "
-      "(NaN: none)\n";
-  for (size_t i = 0; i < searches.size(); ++i) {
-    const StrategySearch& s = searches[i];
-    data += fmt::format("{} {} {} {} {}\n", i, s.strategy, s.max_batch,
-                        s.uncertified ? std::to_string(s.uncertified->batch) : "NaN",
-                        NumberOrMissing(report.Ratio(s), "NaN"));
-  }
-  const bool any_uncertified = std::any_of(searches.begin(), searches.end(),
-                                           [](const StrategySearch& s) { return s.uncertified; });
-  const std::string commands = fmt::format(
-      "set title {}\n"
-      "set ylabel 'largest batch that fits'\n"
-      "set style fill solid 0.8 border -1\n"
-      "set boxwidth 0.7\n"
-      "set xtics rotate by -30 nomirror\n"
-      "set yrange [0:*]\n"
-      "set offsets 0.5, 0.5, graph 0.12, 0\n"
-      "set grid ytics\n"
-      "set key top left\n"
-      "plot {}datafile using 1:3:xtic(2) with boxes lc rgb '#0072B2' title 'largest feasible batch', \\\n"
-      "     datafile using 1:3:(sprintf('%d', $3)) with labels offset 0,0.8 notitle\n",
-      GnuplotQuote(title),
-      any_uncertified
-          ? "datafile using 1:4 with boxes fs empty lc rgb '#D55E00' lw 2 dt 2 "
-            "title 'undecided up to (solver time limit)', \\\n"
-            "     datafile using 1:4:(sprintf('%d?', $4)) with labels tc rgb '#D55E00' "
-            "offset 0,0.8 notitle, \\\n     "
-          : "");
-  RenderPlot({.image_path = path,
-              .title = "remat maxbatch: " + title,
-              .width_px = 900,
-              .height_px = 560,
-              .data = data,
-              .commands = commands});
+  RenderPlot(MaxBatchPlot(report, title, path));
 }
 
 int64_t ParseMemory(const MaxBatchOptions& options) {

@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "cli/output_paths.h"
 #include "cli/progress.h"
+#include "cli/sweep_plot.h"
 #include "core/sizes.h"
 #include "planning/strategy_runner.h"
 #include "strategies/checkpoint_all.h"
@@ -155,65 +156,11 @@ void PrintCsv(const SweepResult& sweep) {
   }
 }
 
-// One data row per budget: the budget, the best bound's overhead, each strategy's overhead
-// where it fits (NaN elsewhere, which gnuplot leaves out of the line).
 void WritePlot(const SweepResult& sweep, const std::string& path) {
-  const ByteUnit unit = ByteUnitFor(sweep.points.back().budget_bytes);
-  const double base_cost = sweep.no_remat.cost;
-  std::string data = "# columns: budget_bytes budget_" + unit.name + " lp_lower_bound";
-  for (const std::string& name : sweep.strategies) data += " " + name;
-  data += "\n# values are overheads (cost / no-remat cost); NaN: no schedule within the budget\n";
-  bool any_value = false;  // gnuplot cannot autoscale a plot without a single point
-  for (const SweepPoint& point : sweep.points) {
-    any_value = any_value || point.lower_bound.has_value();
-    for (const StrategyRow& row : point.rows) any_value = any_value || row.fits();
-    data += fmt::format("{} {:.10g} {}", point.budget_bytes,
-                        static_cast<double>(point.budget_bytes) / unit.bytes,
-                        NumberOrMissing(point.lower_bound ? std::optional<double>(
-                                                                *point.lower_bound / base_cost)
-                                                          : std::nullopt,
-                                        "NaN"));
-    for (const StrategyRow& row : point.rows) {
-      data += " " + NumberOrMissing(row.fits() ? std::optional<double>(row.result->cost / base_cost)
-                                               : std::nullopt,
-                                    "NaN");
-    }
-    data += "\n";
-  }
-  std::string commands = fmt::format(
-      "set title {}\n"
-      "set xlabel 'activation budget ({})'\n"
-      "set ylabel 'overhead (cost / no-remat cost)'\n"
-      "set key outside right top\n"
-      "set grid\n"
-      "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n",
-      GnuplotQuote(fmt::format("{}: compute overhead vs memory budget",
-                               sweep.graph->name().empty() ? "graph" : sweep.graph->name())),
-      unit.name);
-  if (!any_value) {
-    const double low = static_cast<double>(sweep.points.front().budget_bytes) / unit.bytes;
-    const double high = static_cast<double>(sweep.points.back().budget_bytes) / unit.bytes;
-    commands += fmt::format(
-        "set xrange [{:.10g}:{:.10g}]\nset yrange [0:2]\n"
-        "set label 1 'no strategy fits any of these budgets' at graph 0.5, 0.5 center\n",
-        low - (high > low ? 0 : 1), high + (high > low ? 0 : 1));
-  }
-  std::vector<std::string> series = {
-      "datafile using 2:3 with lines lw 2 dt 2 lc rgb 'black' title 'LP lower bound'"};
-  for (size_t s = 0; s < sweep.strategies.size(); ++s) {
-    series.push_back(fmt::format("datafile using 2:{} with linespoints {} title {}", s + 4,
-                                 SeriesStyle(static_cast<int32_t>(s)),
-                                 GnuplotQuote(sweep.strategies[s])));
-  }
-  commands += "plot " + series.front();
-  for (size_t s = 1; s < series.size(); ++s) commands += ", \\\n     " + series[s];
-  commands += "\n";
-  RenderPlot({.image_path = path,
-              .title = fmt::format("remat sweep of {}", sweep.graph->name()),
-              .width_px = 1000,
-              .height_px = 600,
-              .data = data,
-              .commands = commands});
+  RenderPlot(SweepPlot({.image_path = path,
+                        .graph_name = sweep.graph->name(),
+                        .no_remat_cost = sweep.no_remat.cost},
+                       sweep.strategies, sweep.points));
 }
 
 void RunSweep(const SweepOptions& options, int& exit_code) {

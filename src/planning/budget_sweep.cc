@@ -73,7 +73,10 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
            .threads = settings.threads});
       point.lower_bound_status = SolveStatusName(best.status);
       point.lower_bound_seconds = best.seconds;
-      if (best.status == SolveStatus::kOptimal) point.lower_bound = best.cost;
+      if (best.status == SolveStatus::kOptimal) {
+        point.lower_bound = best.cost;
+        point.lower_bound_source = best.source;
+      }
       progress.Finish();
     } else {
       point.lower_bound_status = lower_bound ? "skipped: --total-time-limit spent" : "skipped";

@@ -37,6 +37,7 @@ struct SweepPoint {
   int64_t budget_bytes = 0;
   std::optional<double> lower_bound;  // the best valid bound (absence-gap or LP), when found
   std::string lower_bound_status;     // SolveStatusName, or "skipped"
+  std::string lower_bound_source;     // BestBound::source ("LP relaxation", ...) when found
   double lower_bound_seconds = 0;
   std::vector<StrategyRow> rows;      // one per strategy, in the order asked
 };

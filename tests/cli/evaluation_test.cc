@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -242,6 +243,31 @@ TEST_F(EvaluationTest, SweepPlotsSvgAndPngWithOneDataRowPerBudget) {
   }
 }
 
+// Issue 24: every strategy of the registry in its own colour and marker (optimal used to be
+// drawn exactly like chen-sqrtn-ap), and the bound line named by where the bound came from.
+TEST_F(EvaluationTest, SweepPlotDrawsEachStrategyInItsOwnLookAndNamesTheBound) {
+  const std::string stem = Path("looks");
+  const auto run = RunRemat("sweep --graph " + Linear8() +
+                            " --points 2 --time-limit 10 --quiet --plot " + stem + ".svg");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string script = Slurp(stem + ".gp");
+  const std::regex series(
+      "with linespoints lw \\S+ lc rgb '(#[0-9A-Fa-f]{6})' pt (\\d+) ps \\S+ title '([^']+)'");
+  std::map<std::string, std::string> owner;  // "colour pt" -> strategy
+  int strategies = 0;
+  for (std::sregex_iterator it(script.begin(), script.end(), series), end; it != end; ++it) {
+    ++strategies;
+    const std::string look = (*it)[1].str() + " pt " + (*it)[2].str();
+    EXPECT_TRUE(owner.emplace(look, (*it)[3].str()).second)
+        << (*it)[3] << " is drawn like " << owner[look] << ": " << look;
+  }
+  EXPECT_EQ(strategies, 12) << script;  // linear(8) is a training graph: all of them apply
+  EXPECT_TRUE(std::regex_search(
+      script, std::regex("with lines lw 2 dt 2 lc rgb 'black' title 'lower bound \\((LP "
+                         "relaxation|absence-gap)[^']*\\)'")))
+      << script;
+}
+
 TEST_F(EvaluationTest, SweepRejectsAnEmptyRangeAndBothOutputFormats) {
   EXPECT_EQ(RunRemat("sweep --graph " + Linear8() + " --from 9 --to 5").exit_code, 2);
   EXPECT_EQ(RunRemat("sweep --graph " + Linear8() + " --json --csv").exit_code, 2);
@@ -373,12 +399,20 @@ TEST_F(EvaluationTest, MaxBatchRejectsAFixedBatchAndAPercentMemory) {
 TEST_F(EvaluationTest, MaxBatchIsZeroWhenTheWeightsAloneFillTheDevice) {
   // At 32x32 VGG16's first dense layer reads 512 values instead of 25,088, leaving about 37.7
   // M float32 parameters: with their gradients about 301.6 MB, more than a 250 MB device.
+  const std::string stem = Path("zero");
   const auto run = RunRemat("maxbatch --model vgg16 --resolution 32x32 --memory 250MB "
-                            "--strategies checkpoint-all --json");
+                            "--strategies checkpoint-all --json --plot " + stem + ".svg");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   const json doc = json::parse(run.out);
   EXPECT_EQ(doc["results"][0]["max_batch"], 0);
   EXPECT_TRUE(doc["results"][0]["ratio_vs_checkpoint_all"].is_null());
+  // Issue 24: the empty bar says why, rising from the axis where the bar would be.
+  ExpectSvg(stem + ".svg");
+  const std::string script = Slurp(stem + ".gp");
+  EXPECT_TRUE(std::regex_search(script, std::regex("set label 1 'batch 1: the fixed memory "
+                                                   "[^']+ fills the device' at first 0, first 0 "
+                                                   "rotate by 90")))
+      << script;
 }
 
 // --- approx-report ---------------------------------------------------------------------------
