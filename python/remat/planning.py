@@ -86,6 +86,20 @@ class PlanReport:
                 return r
         raise KeyError(strategy)
 
+    def save_schedule(self, graph: _core.Graph, path: str,
+                      strategy: Optional[str] = None) -> None:
+        """Writes ``strategy``'s schedule (default: the best fitting row's) as ``remat solve
+        -o`` does: with the budget, the solver's status and the report's lower bound
+        (docs/formats.md; ``remat.load_schedule`` reads them back). UsageError when that row
+        has no schedule."""
+        row = self.best() if strategy is None else self.row(strategy)
+        if row is None:
+            raise UsageError("no strategy fits the budget: there is no schedule to save")
+        if row.schedule is None:
+            raise UsageError(f"{row.strategy} found no schedule: there is none to save")
+        _core.save_schedule(graph, row.schedule, row.strategy, self.budget_bytes, path,
+                            solver_status=row.solver_status, lower_bound_cost=self.lower_bound)
+
 
 @dataclass(frozen=True)
 class SweepPoint:
@@ -151,8 +165,7 @@ def _size_text(size: Optional[Size], what: str, percent: bool = True) -> str:
         if size < 0:
             raise UsageError(f"{what} must be >= 0 bytes, got {size}")
         return str(size)
-    if not percent and size.strip().endswith("%"):
-        raise UsageError(f"{what} takes a size (16GiB, 16e9), not a percentage")
+    _core._check_size(size, f"{what}=", percent)  # the command line's own parser and message
     return size
 
 
@@ -197,7 +210,9 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
     no-remat peak) or ``memory`` (device memory; the budget is what ``fixed_bytes`` leaves) gives
     the size. ``strategies`` is ``"all"``, a name or a list of ``remat.strategy_names()``.
-    ``time_limit_s`` bounds the lower bound and each strategy. Raises UsageError or InputError.
+    ``time_limit_s`` bounds the whole call: the lower bound (at most half of it) and every
+    strategy together; a strategy reached after it is spent is skipped (status
+    ``no_schedule``, solver status ``skipped``). Raises UsageError or InputError.
     """
     if fixed_bytes is not None and (isinstance(fixed_bytes, bool) or
                                     not isinstance(fixed_bytes, int) or fixed_bytes < 0):

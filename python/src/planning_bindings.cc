@@ -17,6 +17,7 @@
 #include "planning/budget_sweep.h"
 #include "planning/max_batch.h"
 #include "planning/plan_report.h"
+#include "planning/strategy_runner.h"
 #include "solvers/solver_types.h"
 #include "model/fixed_memory.h"
 #include "zoo/registry.h"
@@ -32,7 +33,7 @@ const BudgetOptionNames kPythonNames{.budget = "budget=", .memory = "memory=",
 
 SolverSettings Settings(double time_limit_s, int32_t threads, int32_t seed) {
   if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
-  if (threads < 1) throw UsageError("threads must be >= 1");
+  CheckThreads(threads);
   return {.time_limit_s = time_limit_s, .threads = threads, .seed = seed};
 }
 
@@ -52,6 +53,7 @@ Budget ResolveBudgetFor(const Graph& graph, const std::string& budget, const std
                        NoRemat(graph).peak_bytes);
 }
 
+// Python's time_limit_s bounds the whole plan: the bound and every strategy together.
 PlanReport Plan(const Graph& graph, const std::string& budget, const std::string& memory,
                 std::optional<int64_t> fixed_bytes, const std::vector<std::string>& strategies,
                 double time_limit_s, int32_t threads, int32_t seed, bool lower_bound) {
@@ -59,7 +61,7 @@ PlanReport Plan(const Graph& graph, const std::string& budget, const std::string
                               .model_fixed_bytes = fixed_bytes, .names = kPythonNames};
   const PlanRequest plan{.strategies = Strategies(strategies, graph),
                          .settings = Settings(time_limit_s, threads, seed),
-                         .lower_bound = lower_bound};
+                         .lower_bound = lower_bound, .total_time_limit_s = time_limit_s};
   py::gil_scoped_release release;
   return PlanAtBudget(graph, request, plan);
 }
@@ -192,6 +194,11 @@ void BindPlanning(py::module_& m) {
   BindResults(m);
   m.def("relative_gap", &RelativeGap, py::arg("cost"), py::arg("bound"),
         "(cost - bound) / cost clamped at 0: the one gap formula (NaN when cost <= 0).");
+  m.def(
+      "_check_settings",
+      [](double time_limit_s, int32_t threads) { Settings(time_limit_s, threads, 1); },
+      py::arg("time_limit_s"), py::arg("threads"),
+      "UsageError unless time_limit_s > 0 and 1 <= threads <= 256 (the CLI's --threads range).");
   m.def("_resolve_budget", &ResolveBudgetFor, py::arg("graph"), py::arg("budget"),
         py::arg("memory"), py::arg("fixed_bytes"));
   m.def("_plan", &Plan, py::arg("graph"), py::arg("budget"), py::arg("memory"),

@@ -115,22 +115,31 @@ void BindScheduleFiles(py::module_& m) {
       .def_readonly("schedule", &ScheduleDocument::schedule)
       .def_property_readonly("strategy", [](const ScheduleDocument& d) { return d.info.strategy; })
       .def_property_readonly("budget_bytes",
-                             [](const ScheduleDocument& d) { return d.info.budget_bytes; });
+                             [](const ScheduleDocument& d) { return d.info.budget_bytes; })
+      .def_property_readonly("solver_status",
+                             [](const ScheduleDocument& d) { return d.info.solver_status; })
+      .def_property_readonly("lower_bound_cost",
+                             [](const ScheduleDocument& d) { return d.info.lower_bound_cost; });
   m.def("load_schedule", &LoadScheduleFile, py::arg("path"),
         "Reads a schedule file; InputError for a malformed one or one whose R and S break "
         "frontier-advancing or correctness (as for Schedule).");
   m.def(
       "save_schedule",
       [](const Graph& g, const Schedule& s, const std::string& strategy,
-         std::optional<int64_t> budget_bytes, const std::string& path) {
+         std::optional<int64_t> budget_bytes, const std::string& path,
+         const std::string& solver_status, std::optional<double> lower_bound_cost) {
         const SimulationResult sim = Simulate(g, Fitting(g, s));
         SaveScheduleFile(g, s,
                          {.strategy = strategy, .cost = sim.cost, .peak_bytes = sim.peak_bytes,
-                          .budget_bytes = budget_bytes},
+                          .budget_bytes = budget_bytes, .solver_status = solver_status,
+                          .lower_bound_cost = lower_bound_cost},
                          path);
       },
       py::arg("graph"), py::arg("schedule"), py::arg("strategy"), py::arg("budget_bytes"),
-      py::arg("path"));
+      py::arg("path"), py::kw_only(), py::arg("solver_status") = "",
+      py::arg("lower_bound_cost") = py::none(),
+      "Writes a schedule file (docs/formats.md) as `remat solve -o` does: solver_status is the "
+      "solver's verdict ('' for heuristics), lower_bound_cost the best bound known at the budget.");
 }
 
 }  // namespace remat

@@ -53,7 +53,7 @@ void BindStrategies(py::module_& m) {
       [](const std::string& name, const Graph& graph, int64_t budget_bytes, double time_limit_s,
          int32_t threads, int32_t seed, bool verbose) {
         if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
-        if (threads < 1) throw UsageError("threads must be >= 1");
+        CheckThreads(threads);
         if (budget_bytes < 0) throw UsageError("budget_bytes must be >= 0");
         return RunStrategy(name, graph, budget_bytes,
                            {.time_limit_s = time_limit_s, .threads = threads, .seed = seed,
@@ -94,7 +94,7 @@ void BindBounds(py::module_& m) {
       "best_lower_bound",
       [](const Graph& graph, int64_t budget_bytes, double time_limit_s, int32_t threads) {
         if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
-        if (threads < 1) throw UsageError("threads must be >= 1");
+        CheckThreads(threads);
         if (budget_bytes < 0) throw UsageError("budget_bytes must be >= 0");
         return BestLowerBound(graph, budget_bytes, {.time_limit_s = time_limit_s, .threads = threads});
       },

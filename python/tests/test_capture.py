@@ -84,6 +84,7 @@ def test_data_dependent_control_flow_is_a_capture_error():
     # The message names the operation and the user's line that needs the value.
     assert "_local_scalar_dense" in str(error.value)
     assert "test_capture.py" in str(error.value) and "y.sum() > 0" in str(error.value)
+    assert "data-dependent control flow" in str(error.value)
 
 
 def test_loss_must_be_a_scalar():
@@ -111,3 +112,91 @@ def test_operation_without_cost_rule_is_named():
     costs = flop_costs(captured, unknown_ops="zero-cost")
     scale = [i for i, n in enumerate(captured.nodes) if "scale" in str(n.target)]
     assert scale and costs[scale[0]] == 0.0
+
+
+class _InPlaceWeight(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.fc.weight.mul_(0.5)
+        return self.fc(x)
+
+
+class _ReentrantCheckpoint(nn.Module):
+    def __init__(self, first: bool):
+        super().__init__()
+        self.first = first
+        self.a = nn.Linear(3, 3)
+        self.b = nn.Linear(3, 3)
+
+    def forward(self, x):
+        # First layer checkpointed: no input of the block requires grad (the loss has none);
+        # else the block's backward runs autograd inside autograd, which the trace refuses.
+        if self.first:
+            return self.b(torch.utils.checkpoint.checkpoint(self.a, x, use_reentrant=True))
+        return torch.utils.checkpoint.checkpoint(self.b, self.a(x), use_reentrant=True)
+
+
+class _NoGradModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        with torch.no_grad():
+            return self.fc(x)
+
+
+class _NoGradFirstLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 3)
+        self.b = nn.Linear(3, 3)
+
+    def forward(self, x):
+        with torch.no_grad():
+            h = self.a(x)
+        return self.b(h)
+
+
+@pytest.mark.parametrize("model, cause", [
+    (_InPlaceWeight, "writes in place into a parameter"),
+    (lambda: _ReentrantCheckpoint(first=True), "use_reentrant=False"),
+    (lambda: _ReentrantCheckpoint(first=False), "use_reentrant=False"),
+    (_NoGradModel, "the loss does not require a gradient"),
+    (_NoGradFirstLayer, "receives none"),
+], ids=["in-place-parameter", "reentrant-first", "reentrant-inner", "no-grad", "no-grad-part"])
+def test_capture_error_names_its_own_cause(model, cause):
+    torch.manual_seed(0)
+    with pytest.raises(remat.CaptureError) as error:
+        capture(model(), lambda out: out.sum(), (torch.randn(2, 3),))
+    message = str(error.value)
+    assert cause in message
+    # The control-flow hint is for data-dependent traces only.
+    assert "data-dependent" not in message
+
+
+def test_data_dependent_shape_gets_its_own_hint():
+    class Masked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            y = self.fc(x)
+            return y[y > 0]
+
+    with pytest.raises(remat.CaptureError, match="output shape depends on tensor values"):
+        capture(Masked(), lambda out: out.sum(), (torch.randn(2, 3),))
+
+
+def test_inputs_that_require_grad_have_gradient_outputs():
+    # y = x W^T + b on a leaf x that requires grad: the step also yields dL/dx.
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, requires_grad=True)
+    captured = capture(nn.Linear(3, 2), lambda out: out.sum(), (x,))
+    assert list(captured.input_gradients.values()) == [0]
+    assert captured.input_specs[0].requires_grad

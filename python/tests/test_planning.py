@@ -48,7 +48,9 @@ def _same_row(py_row: remat.PlanRow, cli_row: dict) -> None:
 
 def test_plan_matches_remat_solve():
     graph, fixed = _graph()
-    report = remat.plan(graph, budget="70%", strategies=STRATEGIES, time_limit_s=10)
+    # Python's limit bounds the whole plan and gives the bound at most half of it: at 20 s the
+    # bound has the 10 s that the CLI gives it (its limit is per run).
+    report = remat.plan(graph, budget="70%", strategies=STRATEGIES, time_limit_s=20)
     cli = _cli("solve", *MODEL, "--budget", "70%", "--strategy", ",".join(STRATEGIES),
                "--time-limit", "10")
     assert graph.fingerprint == cli["graph"]["fingerprint"]
@@ -119,3 +121,38 @@ def test_max_batch_reports_a_builder_that_returns_the_wrong_shape():
 def test_relative_gap_is_the_one_formula():
     assert remat.relative_gap(10.0, 8.0) == pytest.approx(0.2)
     assert remat.relative_gap(10.0, 12.0) == 0.0
+
+
+def test_time_limit_bounds_the_whole_plan():
+    # The bound and the strategies share one limit: after a microsecond's limit the lower
+    # bound alone has spent it, so no strategy runs (each would get the limit anew if it
+    # bounded each run, and checkpoint-all takes no time limit at all).
+    graph, _ = _graph()
+    report = remat.plan(graph, budget="70%", strategies=["checkpoint-all", "evict"],
+                        time_limit_s=1e-6)
+    assert [(r.status, r.solver_status) for r in report.rows] == [("no_schedule", "skipped")] * 2
+    assert all("total time limit" in r.note for r in report.rows)
+
+
+def test_plan_saves_a_schedule_with_its_solver_status(tmp_path):
+    # What remat solve -o writes: budget, solver status and the report's lower bound. A chain
+    # of eight 4-byte values within 12 bytes: CBC proves its optimum at once.
+    nodes = [remat.Node(f"n{i}", remat.NodeKind.unlabeled, 1.0, 4) for i in range(8)]
+    graph = remat.Graph(nodes, [(i, i + 1) for i in range(7)], "unit", "chain")
+    report = remat.plan(graph, budget=12, strategies=["checkpoint-all", "optimal"],
+                        time_limit_s=60)
+    path = str(tmp_path / "optimal.json")
+    report.save_schedule(graph, path, "optimal")
+    document = remat.load_schedule(path)
+    assert document.solver_status == report.row("optimal").solver_status == "optimal"
+    assert document.budget_bytes == report.budget_bytes == 12
+    assert document.lower_bound_cost == report.lower_bound
+    # remat.save_schedule takes the status of a run_strategy row the same way.
+    row = remat.run_strategy("optimal", graph, 12, time_limit_s=20)
+    remat.save_schedule(graph, row.schedule, row.strategy, 12, path,
+                        solver_status=row.solver_status)
+    assert remat.load_schedule(path).solver_status == "optimal"
+    # A heuristic's schedule has no solver status (null in the file, "" when read).
+    report = remat.plan(graph, budget="100%", strategies="checkpoint-all", time_limit_s=60)
+    report.save_schedule(graph, path)
+    assert remat.load_schedule(path).solver_status == ""

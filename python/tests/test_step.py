@@ -210,3 +210,105 @@ def test_profiled_costs_are_milliseconds_and_leave_the_model_alone():
     assert all(p.grad is None for p in model.parameters())
     assert all(torch.equal(b, before[n]) for n, b in model.named_buffers())
     assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_options_are_checked_before_the_capture(monkeypatch):
+    # Each of these fails before the step is traced (the capture of a large model takes
+    # seconds): the capture here raises if it is reached at all.
+    model, loss_fn, inputs = networks.mlp()
+
+    def no_capture(*args, **kwargs):
+        raise AssertionError("the step was captured before the options were checked")
+
+    monkeypatch.setattr(remat.torch.step, "_captured_graph", no_capture)
+    # Device memory is a size, as remat-run train --memory: a percentage is refused.
+    with pytest.raises(remat.UsageError, match="not a percentage"):
+        remat.torch.compile(model, loss_fn, inputs, memory="150%")
+    # The CLI's --threads range is 1..256.
+    with pytest.raises(remat.UsageError, match="threads must be between 1 and 256"):
+        remat.torch.compile(model, loss_fn, inputs, budget="50%", threads=9999)
+    with pytest.raises(remat.UsageError, match="invalid size"):
+        remat.torch.compile(model, loss_fn, inputs, memory="16 GB of RAM")
+    with pytest.raises(remat.UsageError, match="costs"):
+        remat.torch.compile(model, loss_fn, inputs, budget="50%", costs="time")
+    with pytest.raises(remat.UsageError, match="unknown_ops"):
+        remat.torch.compile(model, loss_fn, inputs, budget="50%", unknown_ops="skip")
+    with pytest.raises(remat.InputError, match="missing.json"):
+        remat.torch.compile(model, loss_fn, inputs, schedule="missing.json")
+
+
+def test_threads_beyond_the_cli_range_are_refused_by_the_planning_calls():
+    graph = remat.zoo_model("mobilenet", batch=1, resolution=(32, 32))[0]
+    with pytest.raises(remat.UsageError, match="threads must be between 1 and 256"):
+        remat.plan(graph, budget="70%", strategies="checkpoint-all", threads=9999)
+    with pytest.raises(remat.UsageError, match="threads must be between 1 and 256"):
+        remat.run_strategy("checkpoint-all", graph, 10**9, threads=257)
+
+
+def test_inputs_that_require_grad_get_their_gradient():
+    model, loss_fn, (x, y) = networks.mlp(batch=16)
+    x.requires_grad_(True)
+    ref = x.detach().clone().requires_grad_(True)
+    loss_fn(copy.deepcopy(model)(ref), y).backward()
+    step = remat.torch.compile(model, loss_fn, (x, y), budget="70%", strategy="local-search",
+                               lower_bound=False)
+    assert step.plan.recomputations > 0
+    step(x, y)
+    # The same aten kernels as eager autograd on the same values: bit-equal.
+    assert x.grad is not None and torch.equal(x.grad, ref.grad)
+    # An input made from a leaf passes its gradient on, as loss.backward() does.
+    leaf = x.detach().clone().requires_grad_(True)
+    step(leaf * 1.0, y)
+    assert torch.equal(leaf.grad, ref.grad)
+    with pytest.raises(remat.InputMismatchError, match="requires_grad"):
+        step(x.detach(), y)
+
+
+def test_saved_schedule_keeps_the_solver_status(tmp_path):
+    model, loss_fn, inputs = networks.mlp(batch=16, depth=4)
+    step = remat.torch.compile(model, loss_fn, inputs, budget="70%", strategy="optimal",
+                               time_limit_s=30)
+    assert step.plan.status in ("optimal", "feasible")
+    path = str(tmp_path / "plan.json")
+    step.save_schedule(path)
+    document = remat.load_schedule(path)
+    assert document.solver_status == step.plan.status
+    assert document.lower_bound_cost == step.plan.lower_bound
+    # Loaded and saved again, the file keeps what the solver said.
+    again = remat.torch.compile(model, loss_fn, inputs, schedule=path)
+    again.save_schedule(str(tmp_path / "again.json"))
+    assert remat.load_schedule(str(tmp_path / "again.json")).solver_status == step.plan.status
+    # A heuristic's file records no solver status, as remat solve -o writes it (null).
+    heuristic = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+                                    strategy="checkpoint-all", lower_bound=False)
+    heuristic.save_schedule(path)
+    assert remat.load_schedule(path).solver_status == ""
+
+
+def test_time_limit_bounds_capture_and_planning_together(monkeypatch):
+    # A clock that the capture advances by 7 s: planning gets the 3 s left of a 10 s limit.
+    model, loss_fn, inputs = networks.mlp(batch=16, depth=4)
+    clock = [100.0]
+    captured_graph = remat.torch.step._captured_graph
+
+    def slow_capture(*args, **kwargs):
+        result = captured_graph(*args, **kwargs)
+        clock[0] += 7.0
+        return result
+
+    given = []
+    real_plan = remat.planning.plan
+
+    def recording_plan(*args, **kwargs):
+        given.append(kwargs["time_limit_s"])
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(remat.torch.step, "_now", lambda: clock[0])
+    monkeypatch.setattr(remat.torch.step, "_captured_graph", slow_capture)
+    monkeypatch.setattr(remat.torch.step.planning, "plan", recording_plan, raising=True)
+    remat.torch.compile(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
+                        time_limit_s=10)
+    assert given == [pytest.approx(3.0)]
+    # A capture that uses up the whole limit leaves nothing to plan with: said, not solved.
+    with pytest.raises(remat.UsageError, match="leaving no time to plan"):
+        remat.torch.compile(model, loss_fn, inputs, budget="70%", time_limit_s=5)

@@ -24,7 +24,7 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings) {
                                  settings.time_limit_s))
       ->check(FiniteRange(0.001, 1e7));
   command.add_option("--threads", settings.threads, "CBC threads (default 1)")
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1, kMaxThreads));
   command.add_option("--gap", settings.relative_gap,
                      "relative optimality gap at which CBC stops (default 1e-4)")
       ->check(FiniteRange(0.0, 1.0));

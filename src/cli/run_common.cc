@@ -29,7 +29,7 @@ void AddRunModelOptions(CLI::App& command, RunModelArgs& args) {
                                   kRunTransformerBatch, kRunTransformerSeqLength));
   command.add_option("--threads", args.threads, "ATen intra-op threads (and CBC's when planning)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1, kMaxThreads));
   command.add_option("--seed", args.seed, "weights, input and labels seed")->capture_default_str();
 }
 

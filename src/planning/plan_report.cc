@@ -2,6 +2,7 @@
 #include "planning/plan_report.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +45,26 @@ const StrategyRow* PlanReport::Best() const {
 
 namespace {
 
+// Seconds left of a total limit measured from construction; unlimited when the total is 0.
+class TimeLeft {
+ public:
+  explicit TimeLeft(double total_s) : total_s_(total_s) {}
+  double Left() const {
+    if (total_s_ <= 0) return std::numeric_limits<double>::infinity();
+    return total_s_ - std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+  }
+  bool Spent() const { return Left() <= 0; }
+  // A run's limit: `limit_s`, at most `share` of what is left (never below a millisecond,
+  // the smallest limit a solver takes).
+  double Cap(double limit_s, double share) const {
+    return std::max(1e-3, std::min(limit_s, share * Left()));
+  }
+
+ private:
+  double total_s_;
+  std::chrono::steady_clock::time_point begin_ = std::chrono::steady_clock::now();
+};
+
 PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
                              const NoRematReference& no_remat, const PlanRequest& request) {
   PlanReport report;
@@ -51,16 +72,25 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   report.no_remat = no_remat;
   report.min_peak_bytes = MinimumPeakLowerBound(graph);
   const SolverSettings& settings = request.settings;
+  const TimeLeft left(request.total_time_limit_s);
   if (request.lower_bound) {
+    // Half of a total limit at most: a tighter bound is worth less than the strategies' time.
     report.bound = BestLowerBound(graph, budget.activation_bytes,
-                                  {.time_limit_s = settings.time_limit_s,
+                                  {.time_limit_s = left.Cap(settings.time_limit_s, 0.5),
                                    .threads = settings.threads,
                                    .verbose = settings.verbose});
   }
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
   shared.lower_bound = report.lower_bound();
   for (const std::string& name : request.strategies) {
-    report.rows.push_back(RunStrategy(name, graph, budget.activation_bytes, settings, &shared));
+    if (left.Spent()) {
+      report.rows.push_back({.strategy = name, .solver_status = "skipped",
+                             .note = "skipped: the total time limit is spent"});
+      continue;
+    }
+    SolverSettings capped = settings;
+    capped.time_limit_s = left.Cap(settings.time_limit_s, 1.0);
+    report.rows.push_back(RunStrategy(name, graph, budget.activation_bytes, capped, &shared));
   }
   return report;
 }

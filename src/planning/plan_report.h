@@ -19,6 +19,11 @@ struct PlanRequest {
   std::vector<std::string> strategies;  // names of StrategyNames(), run in this order
   SolverSettings settings;
   bool lower_bound = true;  // compute the best bound (absence-gap and LP) before the strategies
+  // When positive, the bound and every strategy together finish within this many seconds
+  // (Python's time_limit_s): the bound gets at most half of it, each strategy at most what is
+  // left, and a strategy reached after it is spent is skipped. 0: settings.time_limit_s per
+  // run, as `remat solve --time-limit` does.
+  double total_time_limit_s = 0;
 };
 
 // The schedule without rematerialization: every node once, every output kept.

@@ -43,6 +43,13 @@ StrategyRow FromOptimizer(const OptimizerResult& r, double seconds) {
 
 }  // namespace
 
+void CheckThreads(int32_t threads, const std::string& option) {
+  if (threads < 1 || threads > kMaxThreads) {
+    throw UsageError(fmt::format("{} must be between 1 and {}, got {}", option, kMaxThreads,
+                                 threads));
+  }
+}
+
 std::vector<std::string> StrategyNames() {
   std::vector<std::string> names;
   for (const StrategySpec& spec : BaselineStrategies()) names.push_back(spec.name);

@@ -15,9 +15,14 @@
 
 namespace remat {
 
+// The most CBC threads any front end accepts (the CLI's --threads and Python's threads=).
+inline constexpr int32_t kMaxThreads = 256;
+// UsageError naming `option` unless 1 <= threads <= kMaxThreads.
+void CheckThreads(int32_t threads, const std::string& option = "threads");
+
 struct SolverSettings {
   double time_limit_s = 60;
-  int32_t threads = 1;
+  int32_t threads = 1;  // 1..kMaxThreads
   double relative_gap = 1e-4;
   int32_t seed = 1;
   double eps = 0.1;

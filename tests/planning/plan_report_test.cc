@@ -75,5 +75,24 @@ TEST(PlanReportTest, ABudgetBelowTheMinimumPeakIsReportedAndNothingFits) {
   EXPECT_FALSE(r.lower_bound());
 }
 
+TEST(PlanReportTest, ATotalTimeLimitIsSharedByTheBoundAndEveryStrategy) {
+  // A microsecond in all: the bound (its floor is a millisecond) spends it, so both strategies
+  // are skipped. Without the total each would run, and checkpoint-all takes no time limit.
+  const PlanRequest request{.strategies = {"checkpoint-all", "evict"},
+                            .settings = {.time_limit_s = 1e-6},
+                            .total_time_limit_s = 1e-6};
+  const PlanReport r = PlanAtBudget(LinearGraph(4), BudgetRequest{.budget_text = "100%"}, request);
+  ASSERT_EQ(r.rows.size(), 2u);
+  for (const StrategyRow& row : r.rows) {
+    EXPECT_FALSE(row.result) << row.strategy;
+    EXPECT_EQ(row.solver_status, "skipped");
+  }
+  // A total of 0 is per run, as `remat solve --time-limit`: the same request plans.
+  PlanRequest per_run = request;
+  per_run.total_time_limit_s = 0;
+  EXPECT_TRUE(PlanAtBudget(LinearGraph(4), BudgetRequest{.budget_text = "100%"}, per_run)
+                  .rows[0].fits());
+}
+
 }  // namespace
 }  // namespace remat

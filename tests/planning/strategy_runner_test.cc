@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "core/errors.h"
 #include "solvers/lower_bound.h"
 #include "strategies/checkpoint_all.h"
 #include "testing/random_graphs.h"
@@ -16,6 +17,13 @@ namespace {
 int64_t MiddleBudget(const Graph& g) {
   const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
   return (MinimumPeakLowerBound(g) + peak) / 2;
+}
+
+TEST(StrategyRunnerTest, ThreadsAreOneToTheCommandLinesLimit) {
+  EXPECT_NO_THROW(CheckThreads(1));
+  EXPECT_NO_THROW(CheckThreads(kMaxThreads));
+  EXPECT_THROW(CheckThreads(0), UsageError);
+  EXPECT_THROW(CheckThreads(kMaxThreads + 1), UsageError);
 }
 
 TEST(StrategyRunnerTest, RoundingsShareOneLpAndAgreeWithSeparateSolves) {

@@ -15,6 +15,7 @@ from __future__ import annotations
 import operator
 import os
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -30,11 +31,13 @@ __all__ = ["CapturedStep", "capture"]
 
 @dataclass(frozen=True)
 class InputSpec:
-    """Shape, dtype and device of one example input: a step accepts only inputs that match."""
+    """Shape, dtype, device and ``requires_grad`` of one example input: a step accepts only
+    inputs that match (an input that requires grad has a gradient output in the graph)."""
 
     shape: tuple
     dtype: torch.dtype
     device: torch.device
+    requires_grad: bool = False
 
 
 @dataclass
@@ -58,6 +61,7 @@ class CapturedStep:
     buffers: dict[fx.Node, str]              # placeholder -> buffer name
     user_inputs: list[fx.Node]               # placeholders of the step's inputs, in order
     gradients: dict[fx.Node, str]            # output node -> parameter it is the gradient of
+    input_gradients: dict[fx.Node, int]      # output node -> step input it is the gradient of
     buffer_updates: dict[fx.Node, str]       # output node -> buffer it overwrites
     input_specs: list[InputSpec]
     random_nodes: set[int] = field(default_factory=set)
@@ -75,7 +79,8 @@ class CapturedStep:
         """For each remat node, the step outputs (gradients, buffer updates, the loss) that
         derive from its value and are applied once, at its first computation."""
         effects: dict[int, list[fx.Node]] = {}
-        for out in [*self.gradients, *self.buffer_updates, self.loss_node]:
+        for out in [*self.gradients, *self.input_gradients, *self.buffer_updates,
+                    self.loss_node]:
             if not isinstance(out, fx.Node):
                 continue  # a parameter that the loss does not depend on has no gradient
             base = self.base_of[out]
@@ -163,21 +168,67 @@ def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Ten
              [*wrapper.named_parameters(remove_duplicate=False),
               *wrapper.named_buffers(remove_duplicate=False)]}
     fake_inputs = [fake_mode.from_tensor(x) for x in inputs]
-    try:
-        with _reparametrize_module(wrapper, state):
-            return aot_export_module(wrapper, fake_inputs, trace_joint=True,
-                                     output_loss_index=0)
-    except CaptureError:
-        raise
-    except Exception as error:  # noqa: BLE001: every tracing failure is reported the same way
-        op = getattr(error, "func", None)
-        what = f" at operation {op}" if op is not None else ""
-        where = _user_frame(error)
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise CaptureError(
-            f"cannot trace the training step into one graph{what}{where}: "
-            f"{type(error).__name__}: {first_line} (data-dependent control flow, such as a "
-            "Python 'if' on a tensor's value, cannot be captured)") from error
+    # Warnings are recorded, to tell a reentrant checkpoint by its own warning, then re-issued.
+    failure: Optional[BaseException] = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with _reparametrize_module(wrapper, state):
+                traced = aot_export_module(wrapper, fake_inputs, trace_joint=True,
+                                           output_loss_index=0)
+        except Exception as error:  # noqa: BLE001: every tracing failure becomes a CaptureError
+            failure = error
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if failure is None:
+        return traced
+    if isinstance(failure, CaptureError):
+        raise failure
+    op = getattr(failure, "func", None)
+    what = f" at operation {op}" if op is not None else ""
+    first_line = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
+    raise CaptureError(
+        f"cannot trace the training step into one graph{what}{_user_frame(failure)}: "
+        f"{type(failure).__name__}: {first_line}{_cause(failure, caught)}") from failure
+
+
+# What a tracing failure means for the user, by the error torch raises (torch 2.x). Only the
+# errors of a value-dependent trace get the control-flow hint.
+_DATA_DEPENDENT = ("DataDependentOutputException", "GuardOnDataDependentSymNode")
+_DYNAMIC_SHAPE = ("DynamicOutputShapeException",)
+
+
+def _cause(error: BaseException, caught: list) -> str:
+    """' (what to change)' for a tracing failure whose cause is known, else ''."""
+    text = str(error)
+    # A reentrant checkpoint fails on backward ("use_reentrant" in the error), or, when no
+    # input of its block requires grad, warns so before the loss is found without a gradient.
+    reentrant = any(w.filename.endswith(os.path.join("utils", "checkpoint.py")) and
+                    "None of the inputs have requires_grad" in str(w.message) for w in caught)
+    if "use_reentrant" in text or reentrant:
+        return (" (torch.utils.checkpoint with use_reentrant=True cannot be traced: it runs "
+                "its block without autograd and calls autograd again in backward; pass "
+                "use_reentrant=False, or drop the checkpoint, since remat plans the "
+                "recomputation itself)")
+    if "requires gradients, and received a mutation" in text:
+        return (" (the step writes in place into a parameter or an input that requires a "
+                "gradient, e.g. weight.mul_() in forward, even under torch.no_grad(); update it "
+                "outside the step, before calling it)")
+    if "marked as the loss, but it does not require gradients" in text:
+        return (" (the loss does not require a gradient: the model or loss_fn computes it "
+                "under torch.no_grad() or torch.inference_mode(), or from detached tensors)")
+    if "parameter that did not receive a gradient" in text:
+        return (" (a parameter that requires a gradient receives none: it is unused, or "
+                "reached only under torch.no_grad() or through .detach(); set "
+                "requires_grad=False on it)")
+    name = type(error).__name__
+    if name in _DATA_DEPENDENT or "data-dependent" in text or "data dependent" in text:
+        return (" (data-dependent control flow, such as a Python 'if' on a tensor's value, "
+                "cannot be captured)")
+    if name in _DYNAMIC_SHAPE:
+        return (" (an operation whose output shape depends on tensor values, such as nonzero, "
+                "masked_select or boolean indexing, cannot be captured)")
+    return ""
 
 
 def _user_frame(error: BaseException) -> str:
@@ -223,12 +274,18 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
 
     module, signature = _trace(model, loss_fn, inputs, model_inputs)
     graph = module.graph
-    if signature.user_inputs_to_mutate or signature.parameters_to_mutate:
-        raise CaptureError("the step writes in place into its inputs or parameters; remat "
-                           "supports in-place updates of buffers only")
+    if signature.parameters_to_mutate:
+        written = sorted(n.removeprefix("model.") for n in signature.parameters_to_mutate.values())
+        raise CaptureError(f"the step writes in place into parameters ({', '.join(written)}); "
+                           "remat supports in-place updates of buffers only: update them "
+                           "outside the step")
+    if signature.user_inputs_to_mutate:
+        raise CaptureError("the step writes in place into its inputs; remat supports in-place "
+                           "updates of buffers only: copy an input before changing it")
     # The signature's names need not be the graph's node names: map by position. Inputs are
     # parameters, buffers, then the step's inputs; outputs are the updated buffers, the loss,
-    # then one gradient per parameter (AOTAutograd's export convention).
+    # one gradient per parameter, then one per input that requires grad, in input order
+    # (AOTAutograd's export convention).
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     outputs = list(next(n for n in graph.nodes if n.op == "output").args[0])
     p_count, b_count = len(signature.parameters), len(signature.buffers)
@@ -240,13 +297,20 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     user_inputs = placeholders[p_count + b_count:]
     mutated = list(signature.buffers_to_mutate.values())
     grads = list(signature.backward_signature.gradients_to_parameters.values())
-    if len(outputs) != len(mutated) + 1 + len(grads) or len(user_inputs) != len(inputs):
+    input_index = {name: i for i, name in enumerate(signature.user_inputs)}
+    input_grads = [input_index[name] for name in
+                   signature.backward_signature.gradients_to_user_inputs.values()]
+    if len(outputs) != len(mutated) + 1 + len(grads) + len(input_grads) \
+            or len(user_inputs) != len(inputs):
         raise CaptureError(f"unexpected joint graph: {len(outputs)} outputs for {len(mutated)} "
-                           f"buffer updates, one loss and {len(grads)} gradients")
+                           f"buffer updates, one loss, {len(grads)} parameter gradients and "
+                           f"{len(input_grads)} input gradients")
     buffer_updates = {n: name.removeprefix(strip) for n, name in zip(outputs, mutated)}
     loss_node = outputs[len(mutated)]
+    first_grad = len(mutated) + 1
     gradients = {n: name.removeprefix(strip)
-                 for n, name in zip(outputs[len(mutated) + 1:], grads)}
+                 for n, name in zip(outputs[first_grad:first_grad + len(grads)], grads)}
+    input_gradients = dict(zip(outputs[first_grad + len(grads):], input_grads))
 
     split_members = _split_members(graph)
     base_of: dict[fx.Node, Optional[int]] = {p: None for p in placeholders}
@@ -315,9 +379,10 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     kinds = [_core.NodeKind.forward if i < loss_id else
              _core.NodeKind.loss if i == loss_id else _core.NodeKind.backward
              for i in range(len(nodes))]
-    specs = [InputSpec(tuple(x.shape), x.dtype, x.device) for x in inputs]
+    specs = [InputSpec(tuple(x.shape), x.dtype, x.device, x.requires_grad) for x in inputs]
     return CapturedStep(module=module, nodes=nodes, base_of=base_of, edges=sorted(edges),
                         kinds=kinds, bytes=node_bytes, loss_node=loss_node,
                         parameters=parameters, buffers=buffers, user_inputs=user_inputs,
-                        gradients=gradients, buffer_updates=buffer_updates,
+                        gradients=gradients, input_gradients=input_gradients,
+                        buffer_updates=buffer_updates,
                         input_specs=specs, random_nodes=random_nodes)

@@ -3,7 +3,9 @@
 The plan is remat's operation list (``remat.build_plan``): computations, recomputations and
 frees, in order. Each computation runs the node's aten operation on the values it reads; views
 are re-derived from their base at each use. Side effects happen exactly once, at a node's first
-computation: gradients accumulate into ``.grad`` as autograd's AccumulateGrad does, batch-norm
+computation: gradients accumulate into ``.grad`` as autograd's AccumulateGrad does (the
+parameters' and those of inputs that require grad; an input that is not a leaf passes its
+gradient on to the graph that made it, as ``loss.backward()`` would), batch-norm
 running statistics and other buffer updates are written at the end of the step, and the loss is
 kept. A random operation (dropout) is recomputed with the generator state of its first run, so
 its mask is the same, and the generator then continues where it was.
@@ -126,6 +128,7 @@ def run_plan(captured: CapturedStep, plan: Sequence[tuple[str, int, int]],
     first_done = [False] * len(captured.nodes)
     rng_states: dict[int, Any] = {}
     buffer_values: dict[str, torch.Tensor] = {}
+    upstream: list[tuple[torch.Tensor, torch.Tensor]] = []  # non-leaf inputs and gradients
     loss: Optional[torch.Tensor] = None
     stats = RunStats(node_times_s=[0.0] * len(captured.nodes))
 
@@ -188,6 +191,12 @@ def run_plan(captured: CapturedStep, plan: Sequence[tuple[str, int, int]],
                     continue
                 elif out in captured.gradients:
                     _accumulate_grad(parameters[captured.gradients[out]], result)
+                elif out in captured.input_gradients:
+                    x = inputs[captured.input_gradients[out]]
+                    if x.is_leaf:
+                        _accumulate_grad(x, result)
+                    else:
+                        upstream.append((x, result))
                 else:
                     buffer_values[captured.buffer_updates[out]] = result
         if held:
@@ -197,5 +206,7 @@ def run_plan(captured: CapturedStep, plan: Sequence[tuple[str, int, int]],
                                 f"{first_done.index(False)}")
         for name, value in buffer_values.items():
             buffers[name].copy_(value)
+    if upstream:
+        torch.autograd.backward([x for x, _ in upstream], [g for _, g in upstream])
     assert loss is not None
     return loss, stats

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -12,7 +13,7 @@ from remat import _core, planning
 from remat.errors import (InfeasibleBudgetError, InputError, InputMismatchError, UsageError)
 from remat.planning import _size_text
 from remat.torch.capture import CapturedStep, capture
-from remat.torch.costs import COST_UNITS, flop_costs
+from remat.torch.costs import COST_UNITS, UNKNOWN_OPS, flop_costs
 from remat.torch.execute import RunStats, run_plan
 
 __all__ = ["Plan", "CompiledStep", "compile", "export_graph"]
@@ -61,11 +62,14 @@ def _ratio(a: float, b: float) -> float:
 
 
 def _fixed_bytes(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
-    """Parameters, their gradients, buffers and the inputs: resident for the whole step."""
+    """Parameters, buffers, the inputs and the gradients of those that require one: resident
+    for the whole step."""
     params = sum(p.numel() * p.element_size() for p in model.parameters())
     grads = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
     buffers = sum(b.numel() * b.element_size() for b in model.buffers())
-    return params + grads + buffers + sum(x.numel() * x.element_size() for x in inputs)
+    inputs_bytes = sum(x.numel() * x.element_size() * (2 if x.requires_grad else 1)
+                       for x in inputs)  # an input that requires grad keeps its .grad too
+    return params + grads + buffers + inputs_bytes
 
 
 class CompiledStep:
@@ -73,12 +77,17 @@ class CompiledStep:
     ``loss = step(*inputs)`` fills ``p.grad`` as ``loss.backward()`` would."""
 
     def __init__(self, model: torch.nn.Module, captured: CapturedStep, graph: _core.Graph,
-                 schedule: _core.Schedule, plan: Plan):
+                 schedule: _core.Schedule, plan: Plan, *, solver_status: str = "",
+                 lower_bound: Optional[float] = None):
         self.model = model
         self.captured = captured
         self.graph = graph
         self.schedule = schedule
         self.plan = plan
+        # What the schedule file records: the solver's verdict ("" for heuristics) and the
+        # best bound known at the budget (a loaded file's own, when the plan has none).
+        self._solver_status = solver_status
+        self._lower_bound = plan.lower_bound if plan.lower_bound is not None else lower_bound
         self.operations = _core.build_plan(graph, schedule)
         self.last_run: Optional[RunStats] = None
 
@@ -98,6 +107,11 @@ class CompiledStep:
                     f"input {i} has shape {tuple(x.shape)} and dtype {x.dtype}, but the plan was "
                     f"made for shape {spec.shape} and dtype {spec.dtype}; compile a step for "
                     "these inputs")
+            if x.requires_grad != spec.requires_grad:
+                raise InputMismatchError(
+                    f"input {i} has requires_grad={x.requires_grad}, but the plan was made for "
+                    f"requires_grad={spec.requires_grad} (its gradient is part of the graph); "
+                    "compile a step for these inputs")
 
     def __call__(self, *inputs: torch.Tensor) -> torch.Tensor:
         self._check_inputs(inputs)
@@ -108,9 +122,11 @@ class CompiledStep:
         return loss
 
     def save_schedule(self, path: str) -> None:
-        """Writes the schedule file (docs/formats.md), loadable with ``schedule=path``."""
+        """Writes the schedule file (docs/formats.md), loadable with ``schedule=path``, with
+        the solver's status and the lower bound as ``remat solve -o`` records them."""
         _core.save_schedule(self.graph, self.schedule, self.plan.strategy,
-                            self.plan.budget_bytes, path)
+                            self.plan.budget_bytes, path, solver_status=self._solver_status,
+                            lower_bound_cost=self._lower_bound)
 
     def __repr__(self) -> str:
         return f"CompiledStep({self.plan})"
@@ -156,39 +172,31 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     """Captures ``model``'s training step, plans it and returns a step that follows the plan.
 
     The step computes ``loss_fn(model(*inputs[:model_inputs]), *inputs[model_inputs:])`` and the
-    gradients of every parameter that requires one. Exactly one of ``memory`` (device memory:
-    the activation budget is what remains after the fixed memory of parameters, gradients,
-    buffers and inputs) or ``budget`` (the activation budget) gives the size: bytes, a string
-    such as ``"16GiB"`` or ``"512MB"``, or a percentage of the no-rematerialization peak
-    (``"60%"``). ``strategy`` is any of ``remat.strategy_names()``; ``schedule`` loads a saved
-    schedule file instead of solving. ``time_limit_s`` (default 60; ``time_limit`` is accepted
-    as its alias) bounds the strategy, and the LP lower bound when the strategy proves none.
-    ``costs`` is ``"flops"`` or ``"profile"`` (measured milliseconds).
+    gradients of every parameter, and of every input, that requires one. Exactly one of
+    ``memory`` (device memory: bytes or a string such as ``"16GiB"`` or ``"512MB"``; the
+    activation budget is what remains after the fixed memory of parameters, gradients, buffers
+    and inputs) or ``budget`` (the activation budget: a size or a percentage of the
+    no-rematerialization peak, ``"60%"``) gives the size. ``strategy`` is any of
+    ``remat.strategy_names()``; ``schedule`` loads a saved schedule file instead of solving.
+    ``time_limit_s`` (default 60; ``time_limit`` is accepted as its alias) bounds the whole
+    call: capture, costs, the lower bound and the strategy together. ``costs`` is ``"flops"``
+    or ``"profile"`` (measured milliseconds). Every option is checked before the capture.
 
     Raises CaptureError, UnknownOpError, InfeasibleBudgetError, UsageError or InputError.
     """
-    if time_limit is not None and time_limit_s is not None:
-        raise UsageError("give time_limit_s or its alias time_limit, not both")
-    limit = time_limit_s if time_limit_s is not None else time_limit
-    limit = 60.0 if limit is None else limit
-    if not (isinstance(limit, (int, float)) and limit > 0 and math.isfinite(limit)):
-        raise UsageError(f"time_limit_s must be a finite number > 0, got {limit!r}")
-    if (memory is None) == (budget is None) and schedule is None:
-        raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
-                         "budget)")
-    if memory is not None and budget is not None:
-        raise UsageError("give memory= or budget=, not both")
-    if strategy not in _core.strategy_names():
-        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
-                         f"{', '.join(_core.strategy_names())}")
+    started = _now()
+    limit = _time_limit(time_limit_s, time_limit)
+    budget_text, memory_text = _check_options(memory, budget, strategy, costs, unknown_ops,
+                                              schedule, limit, threads)
+    document = _core.load_schedule(schedule) if schedule is not None else None
 
     captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
                                       unknown_ops, flops_per_byte, "")
     fixed = _fixed_bytes(model, example_inputs)
-    if schedule is not None:
-        return _loaded_step(model, captured, graph, schedule, memory, budget, fixed)
-    resolved = _core._resolve_budget(graph, _size_text(budget, "budget"),
-                                     _size_text(memory, "memory"), fixed)
+    if document is not None:
+        return _loaded_step(model, captured, graph, schedule, document, budget_text,
+                            memory_text, fixed)
+    resolved = _core._resolve_budget(graph, budget_text, memory_text, fixed)
     budget_bytes = resolved.activation_bytes
     minimum = _core.minimum_peak_lower_bound(graph)
     if budget_bytes < minimum:
@@ -196,8 +204,12 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
             f"peak {_core.format_bytes(minimum)} that any schedule of this step needs (one "
             "operation's output together with its inputs)")
+    spent = _now() - started
+    if spent >= limit:
+        raise UsageError(f"capturing the step took {spent:.1f} s of time_limit_s={limit:g}, "
+                         "leaving no time to plan it; raise time_limit_s")
     report = planning.plan(graph, budget=budget_bytes, strategies=[strategy],
-                           time_limit_s=limit, threads=threads, seed=seed,
+                           time_limit_s=limit - spent, threads=threads, seed=seed,
                            lower_bound=lower_bound)
     row = report.rows[0]
     if not row.fits:
@@ -207,11 +219,53 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             f"strategy {strategy} found no schedule within the activation budget "
             f"{_core.format_bytes(budget_bytes)}: {found}"
             + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-            + "; try a larger budget or another strategy")
+            + "; try a larger budget, a longer time_limit_s or another strategy")
     plan = _plan_of(graph, row.schedule, strategy, row.solver_status or "heuristic",
                     budget_bytes, report.no_remat_cost, report.no_remat_peak_bytes, fixed,
                     report.lower_bound)
-    return CompiledStep(model, captured, graph, row.schedule, plan)
+    return CompiledStep(model, captured, graph, row.schedule, plan,
+                        solver_status=row.solver_status)
+
+
+# The clock that time_limit_s is measured on (a test may replace it).
+_now = time.monotonic
+
+
+def _time_limit(time_limit_s: Optional[float], time_limit: Optional[float]) -> float:
+    if time_limit is not None and time_limit_s is not None:
+        raise UsageError("give time_limit_s or its alias time_limit, not both")
+    limit = time_limit_s if time_limit_s is not None else time_limit
+    limit = 60.0 if limit is None else limit
+    if isinstance(limit, bool) or not (isinstance(limit, (int, float)) and limit > 0
+                                       and math.isfinite(limit)):
+        raise UsageError(f"time_limit_s must be a finite number > 0, got {limit!r}")
+    return float(limit)
+
+
+def _check_options(memory, budget, strategy, costs, unknown_ops, schedule, limit,
+                   threads) -> tuple[str, str]:
+    """Checks what compile can check without the graph, so that a typo fails before the
+    capture, and returns the size texts (memory is device memory: a size, never a percentage,
+    as for ``remat-run train --memory``)."""
+    if (memory is None) == (budget is None) and schedule is None:
+        raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
+                         "budget)")
+    if memory is not None and budget is not None:
+        raise UsageError("give memory= or budget=, not both")
+    budget_text = _size_text(budget, "budget")
+    memory_text = _size_text(memory, "memory", percent=False)
+    if strategy not in _core.strategy_names():
+        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
+                         f"{', '.join(_core.strategy_names())}")
+    if costs not in COST_UNITS:
+        raise UsageError(f"costs must be one of {', '.join(COST_UNITS)}, got {costs!r}")
+    if unknown_ops not in UNKNOWN_OPS:
+        raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
+                         f"got {unknown_ops!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise UsageError(f"threads must be an int, got {threads!r}")
+    _core._check_settings(limit, threads)
+    return budget_text, memory_text
 
 
 def _plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status: str,
@@ -233,20 +287,21 @@ def _plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status
                 nodes=len(graph), recomputations=simulated.evaluations - len(graph))
 
 
-def _loaded_step(model, captured, graph, path, memory, budget, fixed) -> CompiledStep:
+def _loaded_step(model, captured, graph, path, document, budget_text, memory_text,
+                 fixed) -> CompiledStep:
     """A step that follows a saved schedule file instead of solving."""
-    document = _core.load_schedule(path)
     if document.graph.fingerprint != graph.fingerprint:
         raise InputError(f"{path}: the schedule was made for a different graph "
                          f"({document.graph.name or 'unnamed'}, {len(document.graph)} nodes) "
                          f"than this step ({len(graph)} nodes); solve again")
     no_remat = _core.run_strategy("checkpoint-all", graph, 0)
-    if budget is None and memory is None:
+    if not budget_text and not memory_text:
         budget_bytes = document.budget_bytes
     else:
-        budget_bytes = _core._resolve_budget(graph, _size_text(budget, "budget"),
-                                             _size_text(memory, "memory"),
+        budget_bytes = _core._resolve_budget(graph, budget_text, memory_text,
                                              fixed).activation_bytes
     plan = _plan_of(graph, document.schedule, document.strategy or "loaded", "loaded",
                     budget_bytes, no_remat.cost, no_remat.peak_bytes, fixed, None)
-    return CompiledStep(model, captured, graph, document.schedule, plan)
+    return CompiledStep(model, captured, graph, document.schedule, plan,
+                        solver_status=document.solver_status,
+                        lower_bound=document.lower_bound_cost)
