@@ -120,9 +120,19 @@ void BindScheduleFiles(py::module_& m) {
                              [](const ScheduleDocument& d) { return d.info.solver_status; })
       .def_property_readonly("lower_bound_cost",
                              [](const ScheduleDocument& d) { return d.info.lower_bound_cost; });
-  m.def("load_schedule", &LoadScheduleFile, py::arg("path"),
-        "Reads a schedule file; InputError for a malformed one or one whose R and S break "
-        "frontier-advancing or correctness (as for Schedule).");
+  m.def(
+      "load_schedule",
+      [](const std::string& path, bool allow_over_budget) {
+        ScheduleDocument document = LoadScheduleFile(path);
+        if (!allow_over_budget) {
+          CheckScheduleWithinBudget(document, path, "allow_over_budget=True");
+        }
+        return document;
+      },
+      py::arg("path"), py::kw_only(), py::arg("allow_over_budget") = false,
+      "Reads a schedule file; InputError for a malformed one, one whose R and S break "
+      "frontier-advancing or correctness (as for Schedule), or one whose re-simulated peak is "
+      "over the budget it records (unless allow_over_budget=True).");
   m.def(
       "save_schedule",
       [](const Graph& g, const Schedule& s, const std::string& strategy,

@@ -99,6 +99,16 @@ def test_schedule_file_round_trip(tmp_path):
         remat.load_schedule(str(tmp_path / "missing.json"))
 
 
+def test_a_schedule_over_its_recorded_budget_is_refused_unless_allowed(tmp_path):
+    graph = chain(5)
+    row = remat.run_strategy("checkpoint-all", graph, 8)
+    path = str(tmp_path / "over.json")
+    remat.save_schedule(graph, row.schedule, "checkpoint-all", row.peak_bytes - 1, path)
+    with pytest.raises(remat.InputError, match=r"over\.json: the schedule peaks at .*allow_over_budget=True"):
+        remat.load_schedule(path)
+    assert remat.load_schedule(path, allow_over_budget=True).budget_bytes == row.peak_bytes - 1
+
+
 def test_a_schedule_of_another_graph_is_refused():
     row = remat.run_strategy("checkpoint-all", chain(5), 8)
     with pytest.raises(remat.InputError, match="another graph"):
