@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cancellation.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -60,6 +61,7 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
   shared.lower_bound = report.lower_bound();
   for (const std::string& name : request.strategies) {
+    if (CancelRequested()) break;  // the caller discards a cancelled report
     report.rows.push_back(RunStrategy(name, graph, budget.activation_bytes, settings, &shared));
   }
   return report;

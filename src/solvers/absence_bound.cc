@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "solvers/cbc_mip.h"
 #include "solvers/linear_model.h"
 
@@ -64,7 +65,8 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
     }
     if (held > capacity && model.truncated_at < 0 &&
         (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
-         (model.lp.num_rows() % 64 == 0 && std::chrono::steady_clock::now() > deadline))) {
+         (model.lp.num_rows() % 64 == 0 &&
+          (std::chrono::steady_clock::now() > deadline || CancelRequested())))) {
       // Past the size cap or the deadline (read every 64 rows) no more rows are built: rows
       // left out only weaken the bound, which stays valid.
       model.truncated_at = t;

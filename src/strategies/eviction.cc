@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/plan.h"
 #include "core/recompute.h"
 #include "core/simulator.h"
@@ -56,7 +57,7 @@ class EvictionPass {
     int32_t evictions = 0;
     int64_t best_peak = sim.peak_bytes;
     int32_t stalled = 0;  // evictions since the peak last fell
-    while (excess > 0 && Clock::now() < deadline_ && stalled < kMaxStalled) {
+    while (excess > 0 && !TimeUp() && stalled < kMaxStalled) {
       // Each candidate is simulated; the one that removes the most overflow per unit of added
       // cost wins (the rule's score only ranks them). The peak allocation comes first; when
       // nothing there helps, all its candidates, then the peaks of other overflowing stages.
@@ -75,7 +76,7 @@ class EvictionPass {
                          [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
         for (size_t c = 0; c < std::min(candidates.size(), kMaxTrials); ++c) {
           if (best && c >= kTrials) break;
-          if (Clock::now() >= deadline_) break;
+          if (TimeUp()) break;
           Schedule trial = ScheduleFromCheckpoints(g_, Modified(schedule, candidates[c]));
           Plan trial_plan = BuildPlan(g_, trial);
           SimulationResult trial_sim = Simulate(g_, trial_plan);
@@ -115,6 +116,8 @@ class EvictionPass {
   // Give up after this many evictions without a lower peak: they only trade overflow between
   // stages, and a pass that cannot fit should leave time to the others.
   static constexpr int32_t kMaxStalled = 40;
+
+  bool TimeUp() const { return Clock::now() >= deadline_ || CancelRequested(); }
 
   // The first allocation reaching each overflowing stage's peak, fullest stage first.
   std::vector<size_t> PeakAllocations(const Plan& plan, const SimulationResult& sim) const {
@@ -302,7 +305,7 @@ StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOpt
   for (size_t i = 0; i < passes.size(); ++i) {
     const double left = options.time_limit_s -
                         std::chrono::duration<double>(Clock::now() - start).count();
-    if (best && left <= 0) break;
+    if (best && (left <= 0 || CancelRequested())) break;
     // Each remaining pass gets an equal share of the time that is left.
     StrategyResult result = EvictOnce(graph, budget_bytes, passes[i].first, passes[i].second,
                                       {.time_limit_s = std::max(0.0, left) /
