@@ -53,7 +53,9 @@ void Put(int fd, const T& value) {
 // Ties the child's life to its parent's: the kernel sends SIGKILL when the forking thread
 // ends, and a parent that died before that request (the child then has another parent) ends
 // the child at once. SIGINT and SIGTERM take their default action, not handlers inherited
-// from the parent (a Python interpreter's only set a flag that nobody in the child reads).
+// from the parent (a Python interpreter's only set a flag that nobody in the child reads);
+// CBC's driver installs its own SIGINT handler, which stops the search, and the parent's
+// death still kills the child.
 void DieWithParent(pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(4);
