@@ -1,5 +1,6 @@
 // pybind11 binding of src/planning: the C++ results that python/remat/planning.py turns into
-// dataclasses. Long calls release the GIL; a Python model builder reacquires it.
+// dataclasses. Long calls release the GIL and stop on Ctrl-C (interruptible.h); a Python model
+// builder reacquires the GIL.
 #include "planning_bindings.h"
 
 #include <pybind11/functional.h>
@@ -13,6 +14,7 @@
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/training_graph.h"
+#include "interruptible.h"
 #include "planning/budget.h"
 #include "planning/budget_sweep.h"
 #include "planning/max_batch.h"
@@ -62,8 +64,9 @@ PlanReport Plan(const Graph& graph, const std::string& budget, const std::string
   const PlanRequest plan{.strategies = Strategies(strategies, graph),
                          .settings = Settings(time_limit_s, threads, seed),
                          .lower_bound = lower_bound, .total_time_limit_s = time_limit_s};
-  py::gil_scoped_release release;
-  return PlanAtBudget(graph, request, plan);
+  std::optional<PlanReport> report;
+  RunInterruptibly([&] { report = PlanAtBudget(graph, request, plan); });
+  return std::move(*report);
 }
 
 std::vector<SweepPoint> Sweep(const Graph& graph, const std::vector<int64_t>& budgets,
@@ -77,14 +80,17 @@ std::vector<SweepPoint> Sweep(const Graph& graph, const std::vector<int64_t>& bu
   for (int64_t b : budgets) {
     if (b < 0) throw UsageError("budgets must be >= 0 bytes");
   }
-  py::gil_scoped_release release;
-  const std::vector<int64_t> grid =
-      !budgets.empty() ? budgets
-                       : ResolveBudgetGrid({.from_text = from_text, .to_text = to_text,
-                                            .points = points, .from_name = "from_=",
-                                            .to_name = "to="},
-                                           graph, NoRemat(graph).peak_bytes);
-  return RunBudgetSweep(graph, grid, names, settings, lower_bound, {}, total_time_limit_s);
+  std::vector<SweepPoint> swept;
+  RunInterruptibly([&] {
+    const std::vector<int64_t> grid =
+        !budgets.empty() ? budgets
+                         : ResolveBudgetGrid({.from_text = from_text, .to_text = to_text,
+                                              .points = points, .from_name = "from_=",
+                                              .to_name = "to="},
+                                             graph, NoRemat(graph).peak_bytes);
+    swept = RunBudgetSweep(graph, grid, names, settings, lower_bound, {}, total_time_limit_s);
+  });
+  return swept;
 }
 
 // The builder's result: (graph, fixed_bytes) or (graph, fixed_bytes, input_bytes).
@@ -122,8 +128,9 @@ MaxBatchReport MaxBatch(const py::function& build, int64_t memory_bytes,
                                   .max_overhead = max_overhead, .max_batch = max_batch,
                                   .total_time_limit_s = total_time_limit_s});
   const std::vector<std::string> names = Strategies(strategies, search.Reference().built->graph);
-  py::gil_scoped_release release;
-  return search.SearchAll(names);
+  std::optional<MaxBatchReport> report;
+  RunInterruptibly([&] { report = search.SearchAll(names); });
+  return std::move(*report);
 }
 
 // A zoo model's training graph with its fixed memory under `optimizer`, as `remat solve

@@ -1,5 +1,6 @@
-// Strategies and lower bounds in Python. They run with the GIL released; their options are
-// checked here (UsageError), since Python can pass any number.
+// Strategies and lower bounds in Python. They run with the GIL released and stop on Ctrl-C
+// (interruptible.h); their options are checked here (UsageError), since Python can pass any
+// number.
 #include "solver_bindings.h"
 
 #include <pybind11/stl.h>
@@ -11,6 +12,7 @@
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/schedule.h"
+#include "interruptible.h"
 #include "solvers/checkmate_solver.h"
 #include "solvers/lower_bound.h"
 #include "solvers/solver_types.h"
@@ -55,13 +57,17 @@ void BindStrategies(py::module_& m) {
         if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
         CheckThreads(threads);
         if (budget_bytes < 0) throw UsageError("budget_bytes must be >= 0");
-        return RunStrategy(name, graph, budget_bytes,
-                           {.time_limit_s = time_limit_s, .threads = threads, .seed = seed,
-                            .verbose = verbose});
+        std::optional<StrategyRow> row;
+        RunInterruptibly([&] {
+          row = RunStrategy(name, graph, budget_bytes,
+                            {.time_limit_s = time_limit_s, .threads = threads, .seed = seed,
+                             .verbose = verbose});
+        });
+        return std::move(*row);
       },
       py::arg("name"), py::arg("graph"), py::arg("budget_bytes"), py::kw_only(),
       py::arg("time_limit_s") = 60.0, py::arg("threads") = 1, py::arg("seed") = 1,
-      py::arg("verbose") = false, py::call_guard<py::gil_scoped_release>(),
+      py::arg("verbose") = false,
       "Runs one strategy; the returned schedule has been re-simulated.");
 }
 
@@ -78,10 +84,12 @@ void BindBounds(py::module_& m) {
       "lp_lower_bound",
       [](const Graph& graph, int64_t budget_bytes, double time_limit_s) {
         if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
-        return LpLowerBound(graph, budget_bytes, {.time_limit_s = time_limit_s});
+        LowerBound bound;
+        RunInterruptibly(
+            [&] { bound = LpLowerBound(graph, budget_bytes, {.time_limit_s = time_limit_s}); });
+        return bound;
       },
       py::arg("graph"), py::arg("budget_bytes"), py::kw_only(), py::arg("time_limit_s") = 60.0,
-      py::call_guard<py::gil_scoped_release>(),
       "The LP relaxation at the full budget: a lower bound on every schedule's cost.");
 
   py::class_<BestBound>(m, "BestBound")
@@ -96,10 +104,15 @@ void BindBounds(py::module_& m) {
         if (!(time_limit_s > 0)) throw UsageError("time_limit_s must be > 0");
         CheckThreads(threads);
         if (budget_bytes < 0) throw UsageError("budget_bytes must be >= 0");
-        return BestLowerBound(graph, budget_bytes, {.time_limit_s = time_limit_s, .threads = threads});
+        BestBound bound;
+        RunInterruptibly([&] {
+          bound = BestLowerBound(graph, budget_bytes,
+                                 {.time_limit_s = time_limit_s, .threads = threads});
+        });
+        return bound;
       },
       py::arg("graph"), py::arg("budget_bytes"), py::kw_only(), py::arg("time_limit_s") = 60.0,
-      py::arg("threads") = 1, py::call_guard<py::gil_scoped_release>(),
+      py::arg("threads") = 1,
       "The best valid lower bound that fits the time: the absence-gap bound, and the LP "
       "relaxation when its model is small enough (status 'infeasible' proves that no schedule "
       "fits).");

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/errors.h"
 #include "core/sizes.h"
 #include "planning/budget.h"
@@ -53,6 +54,7 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
                                        const WorkProgress& progress, double total_time_limit_s) {
   const auto begin = std::chrono::steady_clock::now();
   auto left = [&] {
+    if (CancelRequested()) return 0.0;  // a cancelled sweep runs nothing more
     if (total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
     return total_time_limit_s -
            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

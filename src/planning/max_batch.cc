@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/sizes.h"
 #include "solvers/lower_bound.h"
 #include "strategies/registry.h"
@@ -40,6 +41,7 @@ MaxBatchSearch::MaxBatchSearch(BatchGraphBuilder build, MaxBatchRequest request)
 }
 
 double MaxBatchSearch::TotalLeft() const {
+  if (CancelRequested()) return 0;  // a cancelled search probes nothing more
   if (request_.total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
   return request_.total_time_limit_s -
          std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();

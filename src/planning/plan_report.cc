@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cancellation.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -83,6 +84,7 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
   shared.lower_bound = report.lower_bound();
   for (const std::string& name : request.strategies) {
+    if (CancelRequested()) break;  // the caller discards a cancelled report
     if (left.Spent()) {
       report.rows.push_back({.strategy = name, .solver_status = "skipped",
                              .note = "skipped: the total time limit is spent"});

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "solvers/cbc_mip.h"
 #include "solvers/linear_model.h"
 
@@ -64,7 +65,8 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
     }
     if (held > capacity && model.truncated_at < 0 &&
         (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
-         (model.lp.num_rows() % 64 == 0 && std::chrono::steady_clock::now() > deadline))) {
+         (model.lp.num_rows() % 64 == 0 &&
+          (std::chrono::steady_clock::now() > deadline || CancelRequested())))) {
       // Past the size cap or the deadline (read every 64 rows) no more rows are built: rows
       // left out only weaken the bound, which stays valid.
       model.truncated_at = t;
@@ -135,9 +137,13 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
     return finish();
   }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // CBC's process is stopped at the end of the time left (its own limit, which it checks only
+  // in some phases, comes a little earlier), so the bound keeps its limit.
+  const double left_s = std::max(0.5, options.time_limit_s - elapsed);
   const SolverOutput out = SolveMipWithCbc(
       model.lp, {},
-      {.time_limit_s = std::max(0.5, options.time_limit_s - elapsed),
+      {.time_limit_s = 0.9 * left_s,
+       .hard_deadline_s = left_s,
        .threads = options.threads,
        .relative_gap = 1e-6,
        .verbose = options.verbose});

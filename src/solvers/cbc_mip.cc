@@ -2,12 +2,15 @@
 // incumbent and its final result through a pipe. CBC checks its time limit only in some
 // phases (a MobileNet solve limited to 30 s ran 305 s) and CBC 2.10.8 can crash; the parent
 // kills the child at the deadline and keeps the last incumbent, so neither a stuck nor a
-// crashed solver takes the program down or loses a solution it found.
+// crashed solver takes the program down or loses a solution it found. The child never outlives
+// its parent: it dies with it however the parent ends (signal, SIGKILL, crash), and a cancelled
+// call (core/cancellation.h) kills it as the deadline does.
 #include "solvers/cbc_mip.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/cancellation.h"
 #include "solvers/cbc_in_process.h"
 
 namespace remat {
@@ -46,8 +50,21 @@ void Put(int fd, const T& value) {
   WriteAll(fd, &value, sizeof value);
 }
 
+// Ties the child's life to its parent's: the kernel sends SIGKILL when the forking thread
+// ends, and a parent that died before that request (the child then has another parent) ends
+// the child at once. SIGINT and SIGTERM take their default action, not handlers inherited
+// from the parent (a Python interpreter's only set a flag that nobody in the child reads);
+// CBC's driver installs its own SIGINT handler, which stops the search, and the parent's
+// death still kills the child.
+void DieWithParent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(4);
+  for (int sig : {SIGINT, SIGTERM}) ::signal(sig, SIG_DFL);
+}
+
 [[noreturn]] void RunChild(int fd, const LinearModel& model, const std::vector<double>& start,
-                           const MipOptions& options) {
+                           const MipOptions& options, pid_t parent) {
+  DieWithParent(parent);
   // The child only runs CBC. If CBC crashes, the child must die quietly (the parent reports
   // it) instead of running handlers inherited from the parent: a Python interpreter's
   // faulthandler would print the parent's stack as if the program had crashed.
@@ -146,6 +163,7 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
@@ -154,7 +172,7 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   }
   if (child == 0) {
     ::close(fds[0]);
-    RunChild(fds[1], model, start, options);
+    RunChild(fds[1], model, start, options, parent);
   }
   ::close(fds[1]);
   // The child's own limit comes first; the guard allows for model loading and the MIP start.
@@ -169,16 +187,19 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   SolverOutput result;  // the child's final answer
   bool finished = false;
   bool killed = false;
+  bool cancelled = false;
   char chunk[1 << 16];
   while (!finished) {
     const double left_s = deadline_s - elapsed();
-    if (left_s <= 0) {
+    cancelled = CancelRequested();
+    if (left_s <= 0 || cancelled) {
       ::kill(child, SIGKILL);
       killed = true;
       break;
     }
+    // Short waits, so that a cancellation is seen within a tenth of a second.
     pollfd poller{fds[0], POLLIN, 0};
-    const int ready = ::poll(&poller, 1, static_cast<int>(std::min(left_s, 1.0) * 1000) + 1);
+    const int ready = ::poll(&poller, 1, static_cast<int>(std::min(left_s, 0.1) * 1000) + 1);
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     const ssize_t got = ::read(fds[0], chunk, sizeof chunk);
@@ -195,7 +216,8 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   SolverOutput out;
   out.seconds = elapsed();
   const std::string why =
-      killed ? "CBC overran its time limit and was stopped"
+      cancelled ? "cancelled"
+      : killed  ? "CBC overran its time limit and was stopped"
              : (WIFSIGNALED(wait_status)
                     ? std::string("CBC crashed (signal ") + std::to_string(WTERMSIG(wait_status)) + ")"
                     : "CBC ended without a result");

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/errors.h"
 #include "core/recompute.h"
 #include "solvers/cbc_mip.h"
@@ -227,7 +228,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   const std::function<double()> elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
-  auto left = [&] { return limit - elapsed(); };
+  auto left = [&] { return CancelRequested() ? 0.0 : limit - elapsed(); };  // none once cancelled
   OptimizerResult result;
   result.strategy = "optimal";
   if (MinimumPeakLowerBound(graph) > budget_bytes) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/recompute.h"
 #include "core/simulator.h"
 #include "solvers/cbc_mip.h"
@@ -81,7 +82,8 @@ int64_t Excess(const SimulationResult& sim, int64_t budget_bytes) {
 RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const StrategyResult& start,
                              const WindowSearchOptions& options) {
   const auto begin = Clock::now();
-  auto left = [&] { return options.time_limit_s - Since(begin); };
+  // A cancelled call has no time left.
+  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - Since(begin); };
   RepairResult result;
   if (start.status == FitStatus::kFits) {
     result.fitting = start;
@@ -293,7 +295,8 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
                                     const StrategyResult& start,
                                     const WindowSearchOptions& options) {
   const auto begin = Clock::now();
-  auto left = [&] { return options.time_limit_s - Since(begin); };
+  // A cancelled call has no time left.
+  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - Since(begin); };
   WindowSearchResult result;
   result.best = start;
   if (graph.size() < 2) return result;

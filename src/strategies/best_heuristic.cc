@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "strategies/eviction.h"
 #include "strategies/local_search.h"
 #include "strategies/registry.h"
@@ -26,7 +27,7 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
     if (spec.needs_training_structure && !HasForwardPass(graph)) continue;
     // The baselines take milliseconds up to large graphs; past half the limit (a 100,000-node
     // chain) the rest are skipped so that the answer comes on time.
-    if (best && elapsed() > options.time_limit_s / 2) break;
+    if (best && (elapsed() > options.time_limit_s / 2 || CancelRequested())) break;
     consider(spec.run(graph, budget_bytes));
   }
   // Eviction gets up to three quarters of what is left; local search the rest.

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/plan.h"
 #include "core/recompute.h"
 #include "core/simulator.h"
@@ -34,6 +35,21 @@ struct Candidate {
   std::vector<int32_t> recomputed;  // inputs recomputed at `to` with the value
 };
 
+// Every value kept until its last use, planned and simulated: where every pass starts (made
+// once for all passes: on a 200,001-node chain it costs as much as a few evictions).
+struct Start {
+  Schedule schedule;
+  Plan plan;
+  SimulationResult sim;
+};
+
+Start KeepEverything(const Graph& graph) {
+  Schedule schedule = ScheduleKeeping(graph, std::vector<bool>(graph.size(), true));
+  Plan plan = BuildPlan(graph, schedule);
+  SimulationResult sim = Simulate(graph, plan);
+  return {std::move(schedule), std::move(plan), std::move(sim)};
+}
+
 class EvictionPass {
  public:
   EvictionPass(const Graph& graph, int64_t budget_bytes, EvictionScore score, int32_t depth,
@@ -48,15 +64,15 @@ class EvictionPass {
   }
 
   // Returns the final schedule and the number of evictions.
-  std::pair<Schedule, int32_t> Run() {
-    Schedule schedule = ScheduleKeeping(g_, std::vector<bool>(n_, true));
-    Plan plan = BuildPlan(g_, schedule);
-    SimulationResult sim = Simulate(g_, plan);
+  std::pair<Schedule, int32_t> Run(const Start& start) {
+    Schedule schedule = start.schedule;
+    Plan plan = start.plan;
+    SimulationResult sim = start.sim;
     int64_t excess = Excess(sim);
     int32_t evictions = 0;
     int64_t best_peak = sim.peak_bytes;
     int32_t stalled = 0;  // evictions since the peak last fell
-    while (excess > 0 && Clock::now() < deadline_ && stalled < kMaxStalled) {
+    while (excess > 0 && !TimeUp() && stalled < kMaxStalled) {
       // Each candidate is simulated; the one that removes the most overflow per unit of added
       // cost wins (the rule's score only ranks them). The peak allocation comes first; when
       // nothing there helps, all its candidates, then the peaks of other overflowing stages.
@@ -75,7 +91,7 @@ class EvictionPass {
                          [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
         for (size_t c = 0; c < std::min(candidates.size(), kMaxTrials); ++c) {
           if (best && c >= kTrials) break;
-          if (Clock::now() >= deadline_) break;
+          if (TimeUp()) break;
           Schedule trial = ScheduleFromCheckpoints(g_, Modified(schedule, candidates[c]));
           Plan trial_plan = BuildPlan(g_, trial);
           SimulationResult trial_sim = Simulate(g_, trial_plan);
@@ -115,6 +131,8 @@ class EvictionPass {
   // Give up after this many evictions without a lower peak: they only trade overflow between
   // stages, and a pass that cannot fit should leave time to the others.
   static constexpr int32_t kMaxStalled = 40;
+
+  bool TimeUp() const { return Clock::now() >= deadline_ || CancelRequested(); }
 
   // The first allocation reaching each overflowing stage's peak, fullest stage first.
   std::vector<size_t> PeakAllocations(const Plan& plan, const SimulationResult& sim) const {
@@ -162,12 +180,19 @@ class EvictionPass {
     for (int32_t v : s.R.RowOnes(k)) {
       for (int32_t u : g_.preds(v)) last_read[u] = v;
     }
+    // Inputs already planned for the candidate being built: set for each input put in its
+    // pins or recomputed, and cleared from those lists after it, so that one array serves
+    // every candidate (one per candidate made a 200,001-node chain quadratic).
+    std::vector<char> planned(n_, 0);
     auto consider = [&](Candidate c) {
+      for (int32_t p : c.pins) planned[p] = 0;
+      for (int32_t p : c.recomputed) planned[p] = 0;
       if (c.freed_bytes <= 0) return;
       c.score = Score(c);
       out.push_back(std::move(c));
     };
     for (int32_t u = 0; u < n_; ++u) {
+      if (u % 4096 == 0 && TimeUp()) break;  // the caller returns what it has
       if (!live[u] || u == i) continue;
       if (s.S.Get(k + 1, u) && last_read[u] < i) {
         // Held into k+1 but done in stage k: stop holding it until its next use after k.
@@ -178,7 +203,6 @@ class EvictionPass {
                     .freed_bytes = g_.node(u).bytes, .cost = g_.node(u).cost};
         // Inputs not held into `to` are held there from their last presence, unless that new
         // hold covers the peak: then they are recomputed at `to` too (a few levels deep).
-        std::vector<char> planned(n_, 0);
         auto expand = [&](auto&& self, int32_t v, int32_t level) -> void {
           for (int32_t p : g_.preds(v)) {
             if (s.S.Get(c.to, p) || planned[p]) continue;
@@ -283,30 +307,45 @@ const std::vector<EvictionScore>& AllEvictionScores() {
   return all;
 }
 
-StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore score,
-                         int32_t depth, const EvictionOptions& options) {
+namespace {
+
+StrategyResult RunPass(const Graph& graph, int64_t budget_bytes, EvictionScore score,
+                       int32_t depth, double time_limit_s, const Start& start) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options.time_limit_s));
-  auto [schedule, evictions] = EvictionPass(graph, budget_bytes, score, depth, deadline).Run();
+                                           std::chrono::duration<double>(time_limit_s));
+  auto [schedule, evictions] =
+      EvictionPass(graph, budget_bytes, score, depth, deadline).Run(start);
   return EvaluateSchedule(graph, "evict", std::move(schedule), budget_bytes,
                           fmt::format("rule {}, depth {}, {} evictions{}",
                                       EvictionScoreName(score), depth, evictions,
                                       Clock::now() >= deadline ? " (time limit)" : ""));
 }
 
+}  // namespace
+
+StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore score,
+                         int32_t depth, const EvictionOptions& options) {
+  const auto begin = Clock::now();
+  const Start start = KeepEverything(graph);
+  const double left =
+      options.time_limit_s - std::chrono::duration<double>(Clock::now() - begin).count();
+  return RunPass(graph, budget_bytes, score, depth, left, start);
+}
+
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
-  const auto start = Clock::now();
+  const auto begin = Clock::now();
+  const Start start = KeepEverything(graph);
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;
   for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, 3);
   for (size_t i = 0; i < passes.size(); ++i) {
     const double left = options.time_limit_s -
-                        std::chrono::duration<double>(Clock::now() - start).count();
-    if (best && left <= 0) break;
+                        std::chrono::duration<double>(Clock::now() - begin).count();
+    if (best && (left <= 0 || CancelRequested())) break;
     // Each remaining pass gets an equal share of the time that is left.
-    StrategyResult result = EvictOnce(graph, budget_bytes, passes[i].first, passes[i].second,
-                                      {.time_limit_s = std::max(0.0, left) /
-                                                       static_cast<double>(passes.size() - i)});
+    StrategyResult result =
+        RunPass(graph, budget_bytes, passes[i].first, passes[i].second,
+                std::max(0.0, left) / static_cast<double>(passes.size() - i), start);
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }
   return *best;

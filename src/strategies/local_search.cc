@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/recompute.h"
 #include "core/simulator.h"
 
@@ -70,7 +71,7 @@ class Search {
   }
 
  private:
-  bool TimeUp() const { return std::chrono::steady_clock::now() > deadline_; }
+  bool TimeUp() const { return std::chrono::steady_clock::now() > deadline_ || CancelRequested(); }
 
   // Holds gap.value through stages from+1..to; on overflow, tries giving up one hold.
   bool TryHold(const Gap& gap) {
