@@ -204,8 +204,9 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
       ->check(kOutputPath);
   AddSolverSettingOptions(*solve, options->solver);
   solve->add_flag("!--no-mip-start", options->solver.mip_start,
-                  "optimal: do not seed the whole MILP with the local-search schedule (small "
-                  "models; the window search always starts from it)");
+                  "optimal: do not seed the whole MILP with its start, local-search's schedule "
+                  "or a better one another strategy found (small models; the window search "
+                  "always starts from it)");
   solve->add_flag("!--no-lower-bound", options->lower_bound,
                   "skip the lower bound (absence-gap and LP relaxation)");
   solve->add_flag("--quiet", options->quiet, "no progress line on stderr");

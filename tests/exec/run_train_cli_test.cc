@@ -162,7 +162,7 @@ TEST(RunProfileCliTest, ProfileThenSolveWithItsCostsWorksWithDefaults) {
 // progress from its start: it used to reach stderr as "\r[optimal] ...\x1b[K" whatever stderr was.
 TEST(RunStepCliTest, NoProgressOffATerminalAndSizesWithUnits) {
   const std::string model = "--model mobilenet --batch 2 --resolution 32x32 ";
-  for (const std::string verb : {"step " + model, "train " + model + "--steps 1 "}) {
+  for (const std::string& verb : {"step " + model, "train " + model + "--steps 1 "}) {
     const RunResult run =
         RunBinary(REMAT_RUN_BINARY, verb + "--strategy optimal --budget 80% --time-limit 2");
     ASSERT_EQ(run.exit_code, 0) << verb << run.err;
