@@ -125,10 +125,10 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
                              FormatBytes(f.gradient_bytes), FormatBytes(f.optimizer_bytes),
                              FormatBytes(f.input_bytes)));
   }
+  const double percent = 100.0 * static_cast<double>(report.budget.activation_bytes) /
+                         static_cast<double>(std::max<int64_t>(1, report.no_remat.peak_bytes));
   PrintWrapped(fmt::format("activation budget: {}, {:.1f}% of the no-remat peak {}",
-                           report.budget.Describe(),
-                           100.0 * static_cast<double>(report.budget.activation_bytes) /
-                               static_cast<double>(std::max<int64_t>(1, report.no_remat.peak_bytes)),
+                           report.budget.Describe(), percent,
                            FormatBytes(report.no_remat.peak_bytes)));
   if (report.bound) PrintWrapped("cost lower bound: " + BoundText(*report.bound));
   std::vector<std::vector<std::string>> table;
@@ -140,7 +140,9 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
                      Gap(report, row), row.result ? FormatBytes(row.result->peak_bytes) : "-",
                      fmt::format("{:.2f}", row.seconds)});
     const std::string choice = row.result ? row.result->parameters : row.note;
-    if (!choice.empty()) choices += WrapText(row.strategy + ": " + choice, kTextWidth, "  ", "    ");
+    if (!choice.empty()) {
+      choices += WrapText(row.strategy + ": " + choice, kTextWidth, "  ", "    ");
+    }
   }
   fmt::print("\n{}", FormatTable({"strategy", "status", "cost", "overhead", "gap", "peak",
                                   "time s"},
