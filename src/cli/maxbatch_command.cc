@@ -162,17 +162,20 @@ void PrintJson(const MaxBatchOptions& options, const MaxBatchReport& report, con
 
 void PrintTable(const MaxBatchOptions& options, const MaxBatchReport& report,
                 const BatchCase& one, int64_t memory_bytes) {
-  fmt::print("model: {}; device memory {} ({} B); optimizer {}; workspace {}\n",
-             one.built->graph.name(), FormatBytes(memory_bytes), memory_bytes,
-             OptimizerName(ToOptimizer(options.zoo)),
-             WorkspaceOptionName(ChosenWorkspaceModel(options.zoo)));
-  fmt::print("fixed memory at batch 1: {} (parameters, gradients, optimizer state; the input "
-             "adds {} per sample)\n",
-             FormatBytes(one.built->fixed_bytes), FormatBytes(one.built->input_bytes));
-  fmt::print("a schedule counts when its cost is at most {:.3f}x the no-remat cost ({}); "
-             "time limit {:g} s per solver run\n\n",
-             report.cap_ratio, CapRule(options), options.solver.time_limit_s);
+  PrintWrapped(fmt::format("model: {}; device memory {}; optimizer {}; workspace {}",
+                           one.built->graph.name(), FormatBytes(memory_bytes),
+                           OptimizerName(ToOptimizer(options.zoo)),
+                           WorkspaceOptionName(ChosenWorkspaceModel(options.zoo))));
+  PrintWrapped(fmt::format("fixed memory at batch 1: {} (parameters, gradients, optimizer state; "
+                           "the input adds {} per sample)",
+                           FormatBytes(one.built->fixed_bytes),
+                           FormatBytes(one.built->input_bytes)));
+  PrintWrapped(fmt::format("a schedule counts when its cost is at most {:.3f}x the no-remat cost "
+                           "({}); time limit {:g} s per solver run",
+                           report.cap_ratio, CapRule(options), options.solver.time_limit_s));
+  fmt::print("\n");
   std::vector<std::vector<std::string>> table;
+  std::string stops;
   for (const StrategySearch& s : report.results) {
     const auto ratio = report.Ratio(s);
     table.push_back(
@@ -181,11 +184,14 @@ void PrintTable(const MaxBatchOptions& options, const MaxBatchReport& report,
          s.at_max ? FormatBytes(s.at_max->budget_bytes) : "-",
          s.at_max && s.at_max->peak_bytes ? FormatBytes(*s.at_max->peak_bytes) : "-",
          s.at_max && s.at_max->overhead ? fmt::format("{:.3f}x", *s.at_max->overhead) : "-",
-         std::to_string(s.probes.size()), fmt::format("{:.1f}", s.seconds), StopText(s)});
+         std::to_string(s.probes.size()), fmt::format("{:.1f}", s.seconds)});
+    stops += WrapText(s.strategy + ": " + StopText(s), kTextWidth, "  ", "    ");
   }
   fmt::print("{}", FormatTable({"strategy", "max batch", "vs checkpoint-all", "activation budget",
-                                "peak", "overhead", "probes", "time s", "next batch fails"},
+                                "peak", "overhead", "probes", "time s"},
                                table));
+  // The reasons are sentences of any length: below the table, wrapped, not in a column.
+  fmt::print("\nwhy the next batch fails:\n{}", stops);
 }
 
 void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {

@@ -1,6 +1,8 @@
 // Options and JSON shared by the planning verbs.
 #include "cli/planning_options.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -44,9 +46,12 @@ std::string RowStatus(const StrategyRow& row) {
 }
 
 nlohmann::json StrategyRowJson(const StrategyRow& row, double no_remat_cost,
-                               const std::optional<double>& bound) {
+                               const std::optional<double>& bound, double relative_gap) {
+  std::string verdict = RowVerdictName(VerdictOf(row, bound, relative_gap));
+  std::replace(verdict.begin(), verdict.end(), ' ', '_');
   nlohmann::json j = {{"strategy", row.strategy},
                       {"status", RowStatus(row)},
+                      {"verdict", verdict},
                       {"solve_time_s", row.seconds}};
   if (!row.solver_status.empty()) j["solver_status"] = row.solver_status;
   if (row.own_bound) j["solver_lower_bound"] = *row.own_bound;

@@ -22,10 +22,12 @@ void AddBudgetRangeOptions(CLI::App& command, BudgetRange& range);
 // RunStrategy; defaults as in `settings`).
 void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings);
 
-// A strategy's row as JSON: status fits | over_budget | no_schedule, cost, overhead (cost /
-// `no_remat_cost`), peak_bytes, gap_to_lower_bound, solver status, solve_time_s, choice.
+// A strategy's row as JSON: status fits | over_budget | no_schedule, verdict optimal |
+// feasible | over_budget | no_schedule (what the tables' status column says: optimal only when
+// the cost meets `bound` within `relative_gap`), cost, overhead (cost / `no_remat_cost`),
+// peak_bytes, gap_to_lower_bound, solver status, solve_time_s, choice.
 nlohmann::json StrategyRowJson(const StrategyRow& row, double no_remat_cost,
-                               const std::optional<double>& bound);
+                               const std::optional<double>& bound, double relative_gap);
 
 // "fits", "over_budget" or "no_schedule".
 std::string RowStatus(const StrategyRow& row);

@@ -66,8 +66,15 @@ std::optional<StrategyResult> PlanStrategy(const std::string& strategy, const Gr
                                           .lower_bound = false});
   const StrategyRow& row = report.rows.front();
   if (!row.fits()) {
-    fmt::print(stderr, "remat-run: {} found no schedule within {} ({} B){}{}\n", strategy,
-               FormatBytes(budget_bytes), budget_bytes, row.note.empty() ? "" : ": ", row.note);
+    std::string text = fmt::format("{} found no schedule within {}", strategy,
+                                   FormatBytes(budget_bytes));
+    if (!row.note.empty()) text += ": " + row.note;
+    // Its schedule over the budget fits a larger one: the smallest that works, as far as known.
+    if (row.result) {
+      text += fmt::format("; the smallest budget for which remat found a schedule is {}",
+                          FormatBytesApart(budget_bytes, row.result->peak_bytes).second);
+    }
+    fmt::print(stderr, "remat-run: {}\n", text);
     return std::nullopt;
   }
   return row.result;

@@ -10,10 +10,13 @@
 
 #include "cli/commands.h"
 #include "cli/load_graph.h"
+#include "cli/output.h"
+#include "cli/progress.h"
 #include "cli/run_common.h"
 #include "core/cost_profile.h"
 #include "core/plan.h"
 #include "core/schedule_json.h"
+#include "core/sizes.h"
 #include "core/training_graph.h"
 #include "exec/counting_allocator.h"
 #include "exec/executor.h"
@@ -32,6 +35,7 @@ struct StepArgs {
   bool allow_over_budget = false;
   double time_limit_s = 60;
   bool verbose = false;
+  bool quiet = false;
   bool json = false;
 };
 
@@ -62,24 +66,31 @@ void PrintStep(const StepArgs& args, const Graph& graph, const std::string& name
         {"step_seconds", step.seconds}};
     fmt::print("{}\n", out.dump(1));
   } else {
-    fmt::print("{} under {}: loss {:.9g} (autograd {:.9g})\n", graph.name(), name, step.loss,
-               reference.loss);
-    fmt::print("gradients vs autograd: {} (max |diff| {:.3g}, bitwise equal: {})\n",
-               agree ? "match" : "DO NOT match", cmp.max_abs_diff,
-               cmp.bitwise_equal ? "yes" : "no");
-    fmt::print("activation peak: predicted {} B, held tensors {} B, measured {} B (+{} B "
-               "transients)\n",
-               step.predicted_peak_bytes, step.tensor_peak_bytes, step.measured_peak_bytes,
-               step.measured_peak_bytes - step.predicted_peak_bytes);
+    PrintWrapped(fmt::format("{} under {}: loss {:.9g} (autograd {:.9g})", graph.name(), name,
+                             step.loss, reference.loss));
+    PrintWrapped(fmt::format("gradients vs autograd: {} (max |diff| {:.3g}, bitwise equal: {})",
+                             agree ? "match" : "DO NOT match", cmp.max_abs_diff,
+                             cmp.bitwise_equal ? "yes" : "no"));
+    PrintWrapped(fmt::format("activation peak: predicted {}, held tensors {}, measured {} ({} "
+                             "transients)",
+                             FormatBytes(step.predicted_peak_bytes),
+                             FormatBytes(step.tensor_peak_bytes),
+                             FormatBytes(step.measured_peak_bytes),
+                             FormatBytesDifference(step.measured_peak_bytes -
+                                                   step.predicted_peak_bytes)));
     if (!transient_node.empty()) {
-      fmt::print("largest transient: {} B in node {} ({})\n", step.largest_transient_bytes,
-                 step.largest_transient_node, transient_node);
+      PrintWrapped(fmt::format("largest transient: {} in node {} ({})",
+                               FormatBytes(step.largest_transient_bytes),
+                               step.largest_transient_node, transient_node));
     }
-    fmt::print("fixed memory: {} B (parameters and statistics {} B, gradients {} B, input and "
-               "labels {} B)\n",
-               fixed, network.parameter_bytes(), network.gradient_bytes(), network.input_bytes());
-    fmt::print("evaluations {} ({} recomputations), step {:.3f} s on {} thread(s)\n",
-               step.evaluations, step.recomputations, step.seconds, args.model.threads);
+    PrintWrapped(fmt::format("fixed memory: {} (parameters and statistics {}, gradients {}, "
+                             "input and labels {})",
+                             FormatBytes(fixed), FormatBytes(network.parameter_bytes()),
+                             FormatBytes(network.gradient_bytes()),
+                             FormatBytes(network.input_bytes())));
+    PrintWrapped(fmt::format("evaluations {} ({} recomputations), step {:.3f} s on {} thread(s)",
+                             step.evaluations, step.recomputations, step.seconds,
+                             args.model.threads));
   }
 }
 
@@ -108,7 +119,7 @@ int RunStep(const StepArgs& args) {
     std::optional<StrategyResult> result =
         PlanStrategy(args.strategy, graph, budget_bytes,
                      {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
-                      .verbose = args.verbose, .progress = true});
+                      .verbose = args.verbose, .progress = ProgressWanted(args.quiet)});
     if (!result) return kExitNoFeasibleSchedule;
     schedule = std::move(result->schedule);
   }
@@ -149,6 +160,7 @@ void AddRunStepCommand(CLI::App& app, int& exit_code) {
       ->check(FiniteRange(0.001, 1e7))
       ->excludes(schedule_opt);
   step->add_flag("--verbose", args->verbose, "solver logs on stderr");
+  step->add_flag("--quiet", args->quiet, "no progress line on stderr");
   step->add_flag("--json", args->json, "machine-readable output (schema remat.run-step/1)");
   step->callback([args, &exit_code] { exit_code = RunStep(*args); });
 }

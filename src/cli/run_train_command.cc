@@ -11,6 +11,8 @@
 
 #include "cli/commands.h"
 #include "cli/load_graph.h"
+#include "cli/output.h"
+#include "cli/progress.h"
 #include "cli/run_common.h"
 #include "core/cost_profile.h"
 #include "core/plan.h"
@@ -34,6 +36,7 @@ struct TrainArgs {
   std::string costs_path;  // a `remat-run profile` cost profile for planning
   double time_limit_s = 60;
   bool verbose = false;
+  bool quiet = false;
   exec::TrainOptions options;
   bool json = false;
 };
@@ -100,9 +103,9 @@ void PrintJson(const TrainArgs& args, const TrainOutcome& o) {
 
 void PrintTable(const TrainArgs& args, const TrainOutcome& o) {
   const exec::StepResult& peak = o.report.peak_step;
-  fmt::print("{} under {}: activation budget {} ({} B), {} SGD step(s), learning rate {}\n",
-             o.graph.name(), o.strategy, FormatBytes(o.budget_bytes), o.budget_bytes,
-             o.report.steps.size(), args.options.learning_rate);
+  PrintWrapped(fmt::format("{} under {}: activation budget {}, {} SGD step(s), learning rate {}",
+                           o.graph.name(), o.strategy, FormatBytes(o.budget_bytes),
+                           o.report.steps.size(), args.options.learning_rate));
   fmt::print("{:>5}  {:>12}  {:>10}  {:>10}  {:>14}  {:>15}\n", "step", "loss", "time s",
              "no-remat s", "measured peak", "max |grad diff|");
   for (size_t k = 0; k < o.report.steps.size(); ++k) {
@@ -111,19 +114,22 @@ void PrintTable(const TrainArgs& args, const TrainOutcome& o) {
                s.seconds, s.no_remat_seconds, FormatBytes(s.measured_peak_bytes),
                OptionalNumber(s.max_abs_gradient_diff));
   }
-  fmt::print("activation peak: predicted {} ({} B), measured {} ({} B: +{} B transients, "
-             "largest {} B in {}); no-remat: predicted {}, measured {}\n",
-             FormatBytes(peak.predicted_peak_bytes), peak.predicted_peak_bytes,
-             FormatBytes(peak.measured_peak_bytes), peak.measured_peak_bytes,
-             peak.measured_peak_bytes - peak.predicted_peak_bytes, peak.largest_transient_bytes,
-             o.transient_node.empty() ? "-" : o.transient_node, FormatBytes(o.no_remat.peak_bytes),
-             FormatBytes(o.report.no_remat_measured_peak_bytes));
-  fmt::print("overhead: predicted {:.3f}x (cost {:.6g} vs {:.6g} {}), measured {:.3f}x (median "
-             "step {:.4f} s vs {:.4f} s, {} recomputations)\n",
-             o.predicted_overhead(), o.planned.cost, o.no_remat.cost, o.graph.cost_unit(),
-             o.report.measured_overhead(), o.report.median_seconds,
-             o.report.median_no_remat_seconds,
-             peak.recomputations);
+  PrintWrapped(fmt::format("activation peak: predicted {}, measured {} ({} transients, largest "
+                           "{} in {}); no-remat: predicted {}, measured {}",
+                           FormatBytes(peak.predicted_peak_bytes),
+                           FormatBytes(peak.measured_peak_bytes),
+                           FormatBytesDifference(peak.measured_peak_bytes -
+                                                 peak.predicted_peak_bytes),
+                           FormatBytes(peak.largest_transient_bytes),
+                           o.transient_node.empty() ? "-" : o.transient_node,
+                           FormatBytes(o.no_remat.peak_bytes),
+                           FormatBytes(o.report.no_remat_measured_peak_bytes)));
+  PrintWrapped(fmt::format("overhead: predicted {:.3f}x (cost {:.6g} vs {:.6g} {}), measured "
+                           "{:.3f}x (median step {:.4f} s vs {:.4f} s, {} recomputations)",
+                           o.predicted_overhead(), o.planned.cost, o.no_remat.cost,
+                           o.graph.cost_unit(), o.report.measured_overhead(),
+                           o.report.median_seconds, o.report.median_no_remat_seconds,
+                           peak.recomputations));
   if (o.report.gradients_match) {
     fmt::print("gradients vs autograd: {} in every step (max |diff| {:.3g}, bitwise equal: {})\n",
                *o.report.gradients_match ? "match" : "DO NOT match",
@@ -157,7 +163,7 @@ int RunTrain(const TrainArgs& args) {
   const std::optional<StrategyResult> planned =
       PlanStrategy(args.strategy, graph, budget_bytes,
                    {.time_limit_s = args.time_limit_s, .threads = args.model.threads,
-                    .verbose = args.verbose, .progress = true});
+                    .verbose = args.verbose, .progress = ProgressWanted(args.quiet)});
   if (!planned) return kExitNoFeasibleSchedule;
 
   exec::Network network(model.info, args.model.seed);
@@ -210,6 +216,7 @@ void AddRunTrainCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(FiniteRange(0.001, 1e7));
   train->add_flag("--verbose", args->verbose, "solver logs on stderr");
+  train->add_flag("--quiet", args->quiet, "no progress line on stderr");
   train->add_flag("--json", args->json, "machine-readable output (schema remat.run-train/1)");
   train->callback([args, &exit_code] { exit_code = RunTrain(*args); });
 }

@@ -17,6 +17,7 @@
 #include "core/schedule_json.h"
 #include "core/sizes.h"
 #include "planning/plan_report.h"
+#include "solvers/solver_types.h"
 
 namespace remat {
 namespace {
@@ -39,16 +40,31 @@ std::string Gap(const PlanReport& report, const StrategyRow& row) {
 
 // The solve document's row: the sweep's row, with the note always present (schema 2).
 nlohmann::json RowJson(const PlanReport& report, const StrategyRow& row) {
-  nlohmann::json j = StrategyRowJson(row, report.no_remat.cost, report.lower_bound());
+  nlohmann::json j =
+      StrategyRowJson(row, report.no_remat.cost, report.lower_bound(), report.relative_gap);
   j["note"] = row.note;
   return j;
 }
 
-std::string BelowMinimumText(const PlanReport& report) {
-  if (!report.below_minimum_peak()) return "";
-  return fmt::format("the budget {} B is below this graph's minimum peak {} B (the largest output "
-                     "plus its inputs): no schedule can fit",
-                     report.budget.activation_bytes, report.min_peak_bytes);
+// Why no row fits, with the sizes that tell what would: the minimum peak (a lower bound on
+// every schedule's peak) and the smallest peak of a schedule found. Empty when a row fits.
+std::string NoFitText(const PlanReport& report) {
+  if (report.any_fits()) return "";
+  const int64_t budget = report.budget.activation_bytes;
+  std::string text;
+  if (report.below_minimum_peak()) {
+    const auto [budget_text, minimum_text] = FormatBytesApart(budget, report.min_peak_bytes);
+    text = fmt::format("the budget {} is below this graph's minimum peak {} (the largest output "
+                       "plus its inputs): no schedule can fit",
+                       budget_text, minimum_text);
+  } else {
+    text = fmt::format("no strategy found a schedule within the budget {}", FormatBytes(budget));
+  }
+  if (const std::optional<int64_t> smallest = report.SmallestPeakFound()) {
+    text += fmt::format("; the smallest budget for which remat found a schedule is {}",
+                        FormatBytesApart(budget, *smallest).second);
+  }
+  return text;
 }
 
 std::string BoundText(const BestBound& best) {
@@ -76,6 +92,9 @@ void PrintJson(const LoadedGraph& loaded, const PlanReport& report, const Solver
       {"no_remat_cost", report.no_remat.cost},
       {"no_remat_peak_bytes", report.no_remat.peak_bytes},
       {"min_peak_lower_bound_bytes", report.min_peak_bytes},
+      {"smallest_peak_found_bytes", report.SmallestPeakFound()
+                                        ? nlohmann::json(*report.SmallestPeakFound())
+                                        : nlohmann::json(nullptr)},
       {"lower_bound_cost", bound ? nlohmann::json(*bound) : nlohmann::json(nullptr)},
       {"lower_bound_source",
        bound ? nlohmann::json(report.bound->source) : nlohmann::json(nullptr)},
@@ -84,41 +103,57 @@ void PrintJson(const LoadedGraph& loaded, const PlanReport& report, const Solver
                   {"eps", settings.eps}, {"rounds", settings.rounds}}},
       {"results", results}};
   fmt::print("{}\n", doc.dump(2));
-  if (report.below_minimum_peak()) fmt::print(stderr, "remat: {}\n", BelowMinimumText(report));
+  if (!report.any_fits()) fmt::print(stderr, "remat: {}\n", NoFitText(report));
+}
+
+// A row's status: what is proven (optimal), else within the budget or not, or why none.
+std::string StatusText(const PlanReport& report, const StrategyRow& row) {
+  const RowVerdict verdict = report.Verdict(row);
+  if (verdict != RowVerdict::kNoSchedule) return RowVerdictName(verdict);
+  return fmt::format("no schedule ({})", SolveStatusPhrase(row.solver_status));
 }
 
 void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const PlanReport& report) {
   const Graph& graph = loaded.graph;
-  fmt::print("graph: {} ({} nodes, {} edges, costs in {})\n",
-             graph.name().empty() ? options.source.Describe() : graph.name(), graph.size(),
-             graph.edges().size(), graph.cost_unit());
+  PrintWrapped(fmt::format("graph: {} ({} nodes, {} edges, costs in {})",
+                           graph.name().empty() ? options.source.Describe() : graph.name(),
+                           graph.size(), graph.edges().size(), graph.cost_unit()));
   if (loaded.fixed) {
     const FixedMemory& f = *loaded.fixed;
-    fmt::print("fixed memory: {} = parameters {} + gradients {} + optimizer {} + input {}\n",
-               FormatBytes(f.total_bytes()), FormatBytes(f.parameter_bytes),
-               FormatBytes(f.gradient_bytes), FormatBytes(f.optimizer_bytes),
-               FormatBytes(f.input_bytes));
+    PrintWrapped(fmt::format("fixed memory: {} = parameters {} + gradients {} + optimizer {} + "
+                             "input {}",
+                             FormatBytes(f.total_bytes()), FormatBytes(f.parameter_bytes),
+                             FormatBytes(f.gradient_bytes), FormatBytes(f.optimizer_bytes),
+                             FormatBytes(f.input_bytes)));
   }
-  fmt::print("activation budget: {}, {:.1f}% of the no-remat peak {}\n", report.budget.Describe(),
-             100.0 * static_cast<double>(report.budget.activation_bytes) /
-                 static_cast<double>(std::max<int64_t>(1, report.no_remat.peak_bytes)),
-             FormatBytes(report.no_remat.peak_bytes));
-  if (report.bound) fmt::print("cost lower bound: {}\n", BoundText(*report.bound));
+  const double percent = 100.0 * static_cast<double>(report.budget.activation_bytes) /
+                         static_cast<double>(std::max<int64_t>(1, report.no_remat.peak_bytes));
+  PrintWrapped(fmt::format("activation budget: {}, {:.1f}% of the no-remat peak {}",
+                           report.budget.Describe(), percent,
+                           FormatBytes(report.no_remat.peak_bytes)));
+  if (report.bound) PrintWrapped("cost lower bound: " + BoundText(*report.bound));
   std::vector<std::vector<std::string>> table;
+  std::string choices;
   for (const StrategyRow& row : report.rows) {
-    const std::string status = row.result ? FitStatusName(row.result->status)
-                                          : "no schedule (" + row.solver_status + ")";
-    table.push_back({row.strategy, status,
+    table.push_back({row.strategy, StatusText(report, row),
                      row.result ? fmt::format("{:.6g}", row.result->cost) : "-",
                      row.result ? FormatRatio(row.result->cost, report.no_remat.cost) : "-",
                      Gap(report, row), row.result ? FormatBytes(row.result->peak_bytes) : "-",
-                     fmt::format("{:.2f}", row.seconds),
-                     row.result ? row.result->parameters : row.note});
+                     fmt::format("{:.2f}", row.seconds)});
+    const std::string choice = row.result ? row.result->parameters : row.note;
+    if (!choice.empty()) {
+      choices += WrapText(row.strategy + ": " + choice, kTextWidth, "  ", "    ");
+    }
   }
   fmt::print("\n{}", FormatTable({"strategy", "status", "cost", "overhead", "gap", "peak",
-                                  "time s", "choice"},
+                                  "time s"},
                                  table));
-  if (report.below_minimum_peak()) fmt::print("\n{}\n", BelowMinimumText(report));
+  // The choices are sentences of any length: below the table, wrapped, not in a column.
+  if (!choices.empty()) fmt::print("\nhow each strategy chose its schedule:\n{}", choices);
+  if (!report.any_fits()) {
+    fmt::print("\n");
+    PrintWrapped(NoFitText(report));
+  }
 }
 
 // Saves the cheapest schedule within the budget, and only such a schedule: a file that
@@ -180,8 +215,9 @@ void AddSolveCommand(CLI::App& app, int& exit_code) {
       ->check(kOutputPath);
   AddSolverSettingOptions(*solve, options->solver);
   solve->add_flag("!--no-mip-start", options->solver.mip_start,
-                  "optimal: do not seed the whole MILP with the local-search schedule (small "
-                  "models; the window search always starts from it)");
+                  "optimal: do not seed the whole MILP with its start, local-search's schedule "
+                  "or a better one another strategy found (small models; the window search "
+                  "always starts from it)");
   solve->add_flag("!--no-lower-bound", options->lower_bound,
                   "skip the lower bound (absence-gap and LP relaxation)");
   solve->add_flag("--quiet", options->quiet, "no progress line on stderr");

@@ -58,22 +58,28 @@ std::string OverheadText(const StrategyRow& row, double no_remat_cost) {
 void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
   const Graph& graph = *sweep.graph;
   const double base_cost = sweep.no_remat.cost;
-  fmt::print("graph: {} ({} nodes, {} edges, costs in {})\n",
-             graph.name().empty() ? sweep.source : graph.name(), graph.size(),
-             graph.edges().size(), graph.cost_unit());
-  fmt::print("no-remat schedule: cost {:.6g}, peak {} ({} B); minimum-peak lower bound {} ({} B)\n",
-             base_cost, FormatBytes(sweep.no_remat.peak_bytes), sweep.no_remat.peak_bytes,
-             FormatBytes(sweep.min_peak_bytes), sweep.min_peak_bytes);
-  fmt::print("budgets: {} from {} to {}; time limit {:g} s per solver run\n\n",
-             sweep.points.size(), FormatBytes(sweep.points.front().budget_bytes),
-             FormatBytes(sweep.points.back().budget_bytes), options.solver.time_limit_s);
+  PrintWrapped(fmt::format("graph: {} ({} nodes, {} edges, costs in {})",
+                           graph.name().empty() ? sweep.source : graph.name(), graph.size(),
+                           graph.edges().size(), graph.cost_unit()));
+  const auto [peak_text, minimum_text] =
+      FormatBytesApart(sweep.no_remat.peak_bytes, sweep.min_peak_bytes);
+  PrintWrapped(fmt::format("no-remat schedule: cost {:.6g}, peak {}; minimum-peak lower bound {}",
+                           base_cost, peak_text, minimum_text));
+  const auto [from_text, to_text] =
+      FormatBytesApart(sweep.points.front().budget_bytes, sweep.points.back().budget_bytes);
+  PrintWrapped(fmt::format("budgets: {} from {} to {}; time limit {:g} s per solver run",
+                           sweep.points.size(), from_text, to_text, options.solver.time_limit_s));
+  fmt::print("\n");
 
   std::vector<std::vector<std::string>> rows;
   for (const SweepPoint& point : sweep.points) {
     bool first = true;
     for (const StrategyRow& row : point.rows) {
-      const std::string status = row.result ? FitStatusName(row.result->status)
-                                            : "no schedule (" + row.solver_status + ")";
+      const RowVerdict verdict = VerdictOf(row, point.lower_bound, options.solver.relative_gap);
+      const std::string status =
+          verdict != RowVerdict::kNoSchedule
+              ? RowVerdictName(verdict)
+              : "no schedule (" + SolveStatusPhrase(row.solver_status) + ")";
       const auto gap = GapToBound(row, point.lower_bound);
       rows.push_back(
           {first ? FormatBytes(point.budget_bytes) : "",
@@ -103,7 +109,7 @@ void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
     summary.push_back(std::move(line));
   }
   fmt::print("\noverhead (cost / no-remat cost) by budget; '-': no schedule within the budget\n{}",
-             FormatTable(header, summary));
+             FormatTableWithin(header, summary, kTextWidth, 2));
 }
 
 nlohmann::json ToJson(const SweepResult& sweep, const SweepOptions& options) {
@@ -111,7 +117,8 @@ nlohmann::json ToJson(const SweepResult& sweep, const SweepOptions& options) {
   for (const SweepPoint& point : sweep.points) {
     nlohmann::json results = nlohmann::json::array();
     for (const StrategyRow& row : point.rows) {
-      results.push_back(StrategyRowJson(row, sweep.no_remat.cost, point.lower_bound));
+      results.push_back(StrategyRowJson(row, sweep.no_remat.cost, point.lower_bound,
+                                        options.solver.relative_gap));
     }
     points.push_back(
         {{"budget_bytes", point.budget_bytes},

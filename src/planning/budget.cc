@@ -20,9 +20,14 @@ int64_t ParseBytes(const std::string& text, const std::string& option, int64_t r
 }
 
 std::string Budget::Describe() const {
-  if (!device_bytes) return fmt::format("{} ({} B)", FormatBytes(activation_bytes), activation_bytes);
-  return fmt::format("{} ({} B) = device {} - fixed {}", FormatBytes(activation_bytes),
-                     activation_bytes, FormatBytes(*device_bytes), FormatBytes(fixed_bytes));
+  // The exact count beside the rounded size, for a --budget that reproduces it (not twice).
+  const std::string size = activation_bytes < 1024
+                               ? FormatBytes(activation_bytes)
+                               : fmt::format("{} ({} B)", FormatBytes(activation_bytes),
+                                             activation_bytes);
+  if (!device_bytes) return size;
+  return fmt::format("{} = device {} - fixed {}", size, FormatBytes(*device_bytes),
+                     FormatBytes(fixed_bytes));
 }
 
 Budget ResolveBudget(const BudgetRequest& request, int64_t no_remat_peak_bytes) {

@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/sizes.h"
 #include "planning/budget.h"
+#include "planning/plan_report.h"
 #include "solvers/lower_bound.h"
 
 namespace remat {
@@ -37,8 +38,9 @@ std::vector<int64_t> ResolveBudgetGrid(const BudgetRange& range, const Graph& gr
                          ? no_remat_peak_bytes
                          : ParseBytes(range.to_text, range.to_name, no_remat_peak_bytes);
   if (from > to) {
-    throw UsageError(fmt::format("the budget range is empty: {} {} B is above {} {} B",
-                                 range.from_name, from, range.to_name, to));
+    const auto [from_text, to_text] = FormatBytesApart(from, to);
+    throw UsageError(fmt::format("the budget range is empty: {} {} is above {} {}",
+                                 range.from_name, from_text, range.to_name, to_text));
   }
   if (from <= 0) throw UsageError(range.from_name + " must be a positive size");
   return BudgetGrid(from, to, range.points);
@@ -85,17 +87,26 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
     }
     SharedWork shared;  // the roundings solve their LP once per budget; optimal reuses the bound
     shared.lower_bound = point.lower_bound;
-    for (const std::string& name : strategies) {
+    point.rows.resize(strategies.size());
+    for (const size_t i : RunOrder(strategies)) {  // optimal last: it starts from the best
+      const std::string& name = strategies[i];
       progress.Start(name + " " + where);
       if (left() <= 0) {
-        point.rows.push_back({.strategy = name, .solver_status = "skipped",
-                              .note = "skipped: --total-time-limit spent"});
+        point.rows[i] = {.strategy = name, .solver_status = "skipped",
+                         .note = "skipped: --total-time-limit spent"};
       } else {
         SolverSettings capped = quiet;
         capped.time_limit_s = std::max(0.5, std::min(quiet.time_limit_s, left()));
-        point.rows.push_back(RunStrategy(name, graph, point.budget_bytes, capped, &shared));
+        point.rows[i] = RunStrategy(name, graph, point.budget_bytes, capped, &shared);
       }
       progress.Finish();
+    }
+    // One bound per budget: optimal's own when it proved a higher one (or the only one).
+    if (point.lower_bound_status != SolveStatusName(SolveStatus::kInfeasible)) {
+      const std::optional<double> best = BestOfBounds(point.lower_bound, point.rows);
+      if (best && !point.lower_bound) point.lower_bound_status = "optimal's own";
+      if (best && best != point.lower_bound) point.lower_bound_source = "optimal's solver";
+      point.lower_bound = best;
     }
     points.push_back(std::move(point));
   }

@@ -35,8 +35,10 @@ std::vector<int64_t> ResolveBudgetGrid(const BudgetRange& range, const Graph& gr
 // Everything measured at one budget.
 struct SweepPoint {
   int64_t budget_bytes = 0;
-  std::optional<double> lower_bound;  // the best valid bound (absence-gap or LP), when found
-  std::string lower_bound_status;     // SolveStatusName, or "skipped"
+  // The best valid bound (absence-gap or LP, or optimal's own when higher), when found.
+  std::optional<double> lower_bound;
+  // SolveStatusName, "skipped", or "optimal's own" when the only bound is optimal's.
+  std::string lower_bound_status;
   std::string lower_bound_source;     // BestBound::source ("LP relaxation", ...) when found
   double lower_bound_seconds = 0;
   std::vector<StrategyRow> rows;      // one per strategy, in the order asked

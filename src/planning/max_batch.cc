@@ -78,8 +78,9 @@ BatchProbe MaxBatchSearch::Run(const std::string& strategy, int64_t batch) {
   }
   if (c.budget_bytes < c.min_peak_bytes) {
     probe.no_schedule_can_fit = true;
-    probe.reason = fmt::format("budget {} is below the minimum peak {}",
-                               FormatBytes(c.budget_bytes), FormatBytes(c.min_peak_bytes));
+    const auto [budget_text, minimum_text] = FormatBytesApart(c.budget_bytes, c.min_peak_bytes);
+    probe.reason =
+        fmt::format("budget {} is below the minimum peak {}", budget_text, minimum_text);
     return probe;
   }
   SolverSettings settings = settings_;  // a probe never outlives the total limit
@@ -103,10 +104,10 @@ BatchProbe MaxBatchSearch::Run(const std::string& strategy, int64_t batch) {
     probe.reason = fmt::format("overhead {:.3f}x above the cap {:.3f}x", *probe.overhead,
                                c.cost_cap / c.total_cost);
   } else if (row.result) {
-    probe.reason = fmt::format("peak {} over the budget {}", FormatBytes(row.result->peak_bytes),
-                               FormatBytes(c.budget_bytes));
+    const auto [peak_text, budget_text] = FormatBytesApart(row.result->peak_bytes, c.budget_bytes);
+    probe.reason = fmt::format("peak {} over the budget {}", peak_text, budget_text);
   } else {
-    probe.reason = "no schedule (" + row.solver_status + ")";
+    probe.reason = "no schedule (" + SolveStatusPhrase(row.solver_status) + ")";
   }
   // A heuristic's failure is its own verdict; optimal's needs a proof.
   if (strategy == "optimal") CertifyOptimal(row, c, cap, probe);

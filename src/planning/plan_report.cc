@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "core/cancellation.h"
 #include "strategies/checkpoint_all.h"
 
@@ -21,6 +23,47 @@ std::optional<double> GapToBound(const StrategyRow& row, const std::optional<dou
   const double gap = RelativeGap(row.result->cost, *bound);
   if (std::isnan(gap)) return std::nullopt;
   return gap;
+}
+
+RowVerdict VerdictOf(const StrategyRow& row, const std::optional<double>& bound,
+                     double relative_gap) {
+  if (!row.result) return RowVerdict::kNoSchedule;
+  if (!row.fits()) return RowVerdict::kOverBudget;
+  // The test optimal itself uses (GapClosed): the cost is within the relative gap of the bound.
+  const double cost = row.result->cost;
+  const bool proven = bound && cost - *bound <= relative_gap * std::max(1.0, std::fabs(cost));
+  return proven ? RowVerdict::kOptimal : RowVerdict::kFeasible;
+}
+
+const char* RowVerdictName(RowVerdict verdict) {
+  switch (verdict) {
+    case RowVerdict::kOptimal: return "optimal";
+    case RowVerdict::kFeasible: return "feasible";
+    case RowVerdict::kOverBudget: return "over budget";
+    case RowVerdict::kNoSchedule: return "no schedule";
+  }
+  return "?";
+}
+
+std::optional<double> BestOfBounds(const std::optional<double>& bound,
+                                   const std::vector<StrategyRow>& rows) {
+  std::optional<double> best = bound;
+  for (const StrategyRow& row : rows) {
+    if (row.own_bound && *row.own_bound > 0 && (!best || *row.own_bound > *best)) {
+      best = row.own_bound;
+    }
+  }
+  return best;
+}
+
+std::optional<int64_t> PlanReport::SmallestPeakFound() const {
+  std::optional<int64_t> smallest;
+  for (const StrategyRow& row : rows) {
+    if (row.result && (!smallest || row.result->peak_bytes < *smallest)) {
+      smallest = row.result->peak_bytes;
+    }
+  }
+  return smallest;
 }
 
 std::optional<double> PlanReport::lower_bound() const {
@@ -66,6 +109,21 @@ class TimeLeft {
   std::chrono::steady_clock::time_point begin_ = std::chrono::steady_clock::now();
 };
 
+// When optimal proved a bound above the best bound (or none was asked for), the report's bound
+// becomes optimal's, so that the header and every row's gap use the one best bound.
+void RaiseToSolverBound(PlanReport& report) {
+  if (report.bound && report.bound->status == SolveStatus::kInfeasible) return;
+  const std::optional<double> best = BestOfBounds(report.lower_bound(), report.rows);
+  if (!best || best == report.lower_bound()) return;
+  const std::string before =
+      report.bound ? fmt::format("above {} {:.6g}; {}", report.bound->source, report.bound->cost,
+                                 report.bound->note)
+                   : std::string("the only bound: none other was asked for");
+  const double seconds = report.bound ? report.bound->seconds : 0;
+  report.bound = BestBound{.status = SolveStatus::kOptimal, .cost = *best,
+                           .source = "optimal's solver", .note = before, .seconds = seconds};
+}
+
 PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
                              const NoRematReference& no_remat, const PlanRequest& request) {
   PlanReport report;
@@ -81,19 +139,23 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
                                    .threads = settings.threads,
                                    .verbose = settings.verbose});
   }
+  report.relative_gap = settings.relative_gap;
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
   shared.lower_bound = report.lower_bound();
-  for (const std::string& name : request.strategies) {
+  report.rows.resize(request.strategies.size());
+  for (const size_t i : RunOrder(request.strategies)) {
+    const std::string& name = request.strategies[i];
     if (CancelRequested()) break;  // the caller discards a cancelled report
     if (left.Spent()) {
-      report.rows.push_back({.strategy = name, .solver_status = "skipped",
-                             .note = "skipped: the total time limit is spent"});
+      report.rows[i] = {.strategy = name, .solver_status = "skipped",
+                        .note = "skipped: the total time limit is spent"};
       continue;
     }
     SolverSettings capped = settings;
     capped.time_limit_s = left.Cap(settings.time_limit_s, 1.0);
-    report.rows.push_back(RunStrategy(name, graph, budget.activation_bytes, capped, &shared));
+    report.rows[i] = RunStrategy(name, graph, budget.activation_bytes, capped, &shared);
   }
+  RaiseToSolverBound(report);
   return report;
 }
 

@@ -33,13 +33,28 @@ struct NoRematReference {
 };
 NoRematReference NoRemat(const Graph& graph);
 
+// What a row's status says. Optimal only when proven: its cost meets the best bound within the
+// solver's relative gap (optimal's own proof raises that bound to its cost). Feasible for any
+// other schedule within the budget.
+enum class RowVerdict { kOptimal, kFeasible, kOverBudget, kNoSchedule };
+RowVerdict VerdictOf(const StrategyRow& row, const std::optional<double>& bound,
+                     double relative_gap);
+// "optimal", "feasible", "over budget", "no schedule".
+const char* RowVerdictName(RowVerdict verdict);
+
+// The best of `bound` and the bounds optimal proved in `rows` (its own_bound).
+std::optional<double> BestOfBounds(const std::optional<double>& bound,
+                                   const std::vector<StrategyRow>& rows);
+
 struct PlanReport {
   Budget budget;
   NoRematReference no_remat;
   int64_t min_peak_bytes = 0;  // MinimumPeakLowerBound: no schedule peaks lower
-  // The best bound on every schedule's cost within the budget; nullopt when it was not asked
-  // for. Its status kInfeasible proves that no schedule fits.
+  // The best bound on every schedule's cost within the budget: BestLowerBound's, raised to
+  // optimal's own when that is higher (source "optimal"); nullopt when neither exists. Its
+  // status kInfeasible proves that no schedule fits.
   std::optional<BestBound> bound;
+  double relative_gap = 1e-4;     // the tolerance within which a cost meeting the bound is optimal
   std::vector<StrategyRow> rows;  // in the order asked
 
   // The bound's cost when one was proven (not when the budget was shown infeasible).
@@ -50,10 +65,17 @@ struct PlanReport {
   // The cheapest fitting row (ties: the first asked), or nullptr when none fits.
   const StrategyRow* Best() const;
   bool below_minimum_peak() const { return budget.activation_bytes < min_peak_bytes; }
+  RowVerdict Verdict(const StrategyRow& row) const {
+    return VerdictOf(row, lower_bound(), relative_gap);
+  }
+  // The smallest peak of the schedules found, fitting or not: the smallest budget for which a
+  // strategy found a schedule. nullopt when none found one.
+  std::optional<int64_t> SmallestPeakFound() const;
 };
 
 // Plans `graph` at `budget` (already resolved) with every strategy of `request`. The roundings
-// share one LP and `optimal` starts from local-search's schedule and reuses the bound.
+// share one LP; `optimal` runs last, starts from the best schedule found before it (or
+// local-search's) and reuses the bound.
 PlanReport PlanAtBudget(const Graph& graph, const Budget& budget, const PlanRequest& request);
 
 // The same, resolving `budget` first (percentages are of the no-remat peak).

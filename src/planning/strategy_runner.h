@@ -56,10 +56,18 @@ struct SharedWork {
   std::optional<StrategyResult> evicted;     // evict's result, reused by local-search
   std::optional<StrategyResult> heuristic;   // local-search's result, reused by optimal
   std::optional<double> lower_bound;         // a valid bound (BestLowerBound), reused by optimal
+  // The best schedule of every strategy run so far (IsBetter): optimal's start when it beats
+  // local-search's, and the floor of optimal's answer.
+  std::optional<StrategyResult> best;
 };
 
+// The order in which to run `names`: as asked, with optimal last, so that it starts from the
+// best schedule any other strategy found (indices into `names`).
+std::vector<size_t> RunOrder(const std::vector<std::string>& names);
+
 // Throws UsageError naming the choices when `name` is unknown. `settings.time_limit_s` bounds
-// the strategy's whole work.
+// the strategy's whole work. With `shared`, optimal never answers with a schedule costlier than
+// shared->best: when its own is, it reports that one with solver status feasible.
 StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
                         const SolverSettings& settings, SharedWork* shared = nullptr);
 

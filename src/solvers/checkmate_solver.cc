@@ -11,6 +11,7 @@
 #include "core/cancellation.h"
 #include "core/errors.h"
 #include "core/recompute.h"
+#include "core/sizes.h"
 #include "solvers/cbc_mip.h"
 #include "solvers/clp_lp.h"
 #include "solvers/absence_bound.h"
@@ -78,7 +79,7 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
                                                            : std::numeric_limits<double>::infinity(),
                         .bound = std::max(result.lower_bound,
                                           std::isfinite(p.bound) ? model.CostOf(p.bound) : 0.0),
-                        .detail = fmt::format("{} nodes", p.nodes)});
+                        .detail = fmt::format("{} branch-and-bound nodes", p.nodes)});
     };
   }
   const SolverOutput out = SolveMipWithCbc(model.lp, values, mip);
@@ -121,6 +122,9 @@ void ChooseStart(const Graph& graph, int64_t budget_bytes, const OptimalOptions&
                  std::optional<StrategyResult>& over) {
   start = options.heuristic ? *options.heuristic
                             : BestHeuristic(graph, budget_bytes, {.time_limit_s = time_limit_s});
+  if (options.candidate_start && IsBetter(*options.candidate_start, *start)) {
+    start = options.candidate_start;
+  }
   if (start->status != FitStatus::kFits) {
     over = std::move(start);
     start.reset();
@@ -182,14 +186,14 @@ WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
                                  const std::optional<StrategyResult>& over) {
   auto report = [&](double cost, const std::string& detail) {
     if (!options.progress) return;
-    options.progress({.phase = "windows",
+    options.progress({.phase = "window search",
                       .elapsed_s = elapsed(),
                       .cost = cost,
                       .bound = lower_bound,
                       .detail = detail});
   };
   report(start ? start->cost : std::numeric_limits<double>::infinity(),
-         start ? "start" : "repairing the start");
+         start ? "starting" : "repairing the start");
   const WindowSearchResult windows = ImproveByWindows(
       graph, budget_bytes, start ? *start : *over,
       {.time_limit_s = time_limit_s,
@@ -197,7 +201,8 @@ WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
        .seed = options.mip.seed,
        .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
        .progress = [&](const WindowProgress& p) {
-         report(p.cost, fmt::format("{} windows, {} better", p.windows, p.improvements));
+         report(p.cost, fmt::format("{} {} tried, {} improved the schedule", p.windows,
+                                    p.windows == 1 ? "window" : "windows", p.improvements));
        }});
   if (windows.best.status == FitStatus::kFits) start = windows.best;
   return windows;
@@ -208,13 +213,14 @@ WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
 std::string DescribeWindowSearch(const WindowSearchResult& windows, bool has_start) {
   std::string repair;
   if (windows.repaired) {
-    repair = "start repaired, ";
+    repair = "the start repaired, ";
   } else if (!has_start) {
-    repair = fmt::format("start not repaired (bytes over the budget, summed over stages: {} B -> "
-                         "{} B), ",
-                         windows.excess_before, windows.excess_after);
+    const auto [before, after] = FormatBytesApart(windows.excess_before, windows.excess_after);
+    repair = fmt::format("the start not repaired (bytes over the budget, summed over stages: {} "
+                         "-> {}), ", before, after);
   }
-  return fmt::format("window search: {} windows, {}{} better, {:.1f} s{}", windows.windows, repair,
+  return fmt::format("window search: {} {} tried, {}{} improved the schedule, {:.1f} s{}",
+                     windows.windows, windows.windows == 1 ? "window" : "windows", repair,
                      windows.improvements, windows.seconds,
                      windows.local_optimum ? ", no window improves it" : "");
 }
@@ -249,6 +255,8 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     ChooseStart(graph, budget_bytes, options,
                 milp_fits ? std::min(30.0, limit / 4) : limit * 0.5, start, over);
   }
+  // Which strategy the start came from ("local-search" unless an earlier strategy's was better).
+  const std::string start_name = start ? start->strategy : over ? over->strategy : "local-search";
   if (options.known_lower_bound) result.lower_bound = *options.known_lower_bound;
   auto closed = [&] { return GapClosed(start, result.lower_bound, options); };
   auto decided = [&] { return DecidedAtCost(start, result.lower_bound, options); };
@@ -262,12 +270,12 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   if (closed() || decided()) {
     result.message = closed() ? "the start's cost equals the lower bound"
                               : "decided against the cost cap without the MILP";
-    if (start) result.start = fmt::format("local-search (cost {:.6g})", start->cost);
+    if (start) result.start = fmt::format("{} (cost {:.6g})", start_name, start->cost);
     FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   if (whole_first) {
-    SolveWholeMilp(graph, budget_bytes, options, limit, start, "local-search", elapsed, result);
+    SolveWholeMilp(graph, budget_bytes, options, limit, start, start_name, elapsed, result);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
       // CBC found nothing in the time.
       FinishWithStart(start, SolveStatus::kFeasible, options, result);
@@ -279,9 +287,9 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
-  result.start = start ? fmt::format("local-search (cost {:.6g})", start->cost)
-                       : fmt::format("local-search, over the budget (peak {} B)",
-                                     over->peak_bytes);
+  result.start = start ? fmt::format("{} (cost {:.6g})", start_name, start->cost)
+                       : fmt::format("{}, over the budget (peak {})", start_name,
+                                     FormatBytes(over->peak_bytes));
   const WindowSearchResult windows =
       SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(),
                     result.lower_bound, elapsed, start, over);
@@ -294,7 +302,7 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   }
   if (milp_fits && LpFitsTime(columns, left())) {
     SolveWholeMilp(graph, budget_bytes, options, limit, start,
-                   windows.improvements > 0 ? "window search" : "local-search", elapsed, result);
+                   windows.improvements > 0 ? "window search" : start_name, elapsed, result);
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
       FinishWithStart(start, SolveStatus::kFeasible, options, result);

@@ -31,11 +31,11 @@ struct OptimizerResult {
 
 // Where `optimal` stands, in graph cost units (the units of the final table).
 struct OptimalProgress {
-  std::string phase;        // "windows" or "MILP"
+  std::string phase;        // "window search" or "MILP"
   double elapsed_s = 0;     // since the call began
   double cost = std::numeric_limits<double>::infinity();   // the incumbent's cost
   double bound = 0;         // the best proven lower bound
-  std::string detail;       // e.g. "14 windows, 3 better" or "2,310 nodes"
+  std::string detail;       // e.g. "14 windows tried, 3 improved the schedule", "2310 nodes"
 };
 
 struct OptimalOptions {
@@ -44,6 +44,9 @@ struct OptimalOptions {
   bool mip_start = true;    // seed CBC with the best heuristic schedule (BestHeuristic)
   // A BestHeuristic result for the same graph and budget, computed earlier (used as is).
   std::optional<StrategyResult> heuristic;
+  // Another schedule for the same graph and budget (say an earlier strategy's): the start
+  // instead of the heuristic's when it is better (IsBetter).
+  std::optional<StrategyResult> candidate_start;
   // A valid lower bound for the same graph and budget, computed earlier: reported when the
   // MILP is skipped (instead of computing the absence-gap bound again) and kept when higher
   // than CBC's.

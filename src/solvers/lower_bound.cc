@@ -78,7 +78,7 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
         best.source = "LP relaxation";
       }
     } else {
-      lp_note = fmt::format("LP {}{}", SolveStatusName(lp.status),
+      lp_note = fmt::format("LP: {}{}", SolveStatusPhrase(lp.status),
                             lp.message.empty() ? "" : " (" + lp.message + ")");
     }
   }

@@ -18,6 +18,27 @@ const char* SolveStatusName(SolveStatus status) {
   return "?";
 }
 
+const char* SolveStatusPhrase(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::kOptimal: return "proven optimal";
+    case SolveStatus::kFeasible: return "feasible, not proven optimal";
+    case SolveStatus::kInfeasible: return "proven infeasible";
+    case SolveStatus::kNoSolution: return "none found";
+    case SolveStatus::kTimeLimitNoSolution: return "none within the time limit";
+    case SolveStatus::kError: return "solver error";
+  }
+  return "?";
+}
+
+std::string SolveStatusPhrase(const std::string& name) {
+  for (const SolveStatus status :
+       {SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kInfeasible,
+        SolveStatus::kTimeLimitNoSolution, SolveStatus::kNoSolution, SolveStatus::kError}) {
+    if (name == SolveStatusName(status)) return SolveStatusPhrase(status);
+  }
+  return name;
+}
+
 double RelativeGap(double cost, double bound) {
   if (!(cost > 0)) return std::nan("");
   return std::max(0.0, cost - bound) / cost;

@@ -19,6 +19,10 @@ enum class SolveStatus {
 };
 
 const char* SolveStatusName(SolveStatus status);
+// The same for people: "no solution within the time limit" for kTimeLimitNoSolution.
+const char* SolveStatusPhrase(SolveStatus status);
+// SolveStatusPhrase of the status named `name` (SolveStatusName), or `name` itself.
+std::string SolveStatusPhrase(const std::string& name);
 
 // The gap of a schedule's `cost` to a proven lower `bound` on every schedule's cost:
 // (cost - bound) / cost, clamped at 0 (a bound above the cost only means the bound is tight

@@ -363,8 +363,10 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     proven.clear();
   }
   if (result.improvements > 0) {
-    current.parameters = fmt::format("{}; window search: {} windows, {} improvements",
-                                     base_parameters, result.windows, result.improvements);
+    current.parameters = fmt::format("{}; window search: {} {} tried, {} improved the schedule",
+                                     base_parameters, result.windows,
+                                     result.windows == 1 ? "window" : "windows",
+                                     result.improvements);
     result.best = std::move(current);
   }
   result.seconds = Since(begin);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/sizes.h"
 #include "strategies/articulation.h"
 #include "strategies/checkpoints.h"
 
@@ -24,6 +25,13 @@ const char* Suffix(CandidateSet candidates) {
   return candidates == CandidateSet::kLinearized ? "linear" : "ap";
 }
 
+// The sqrt(n) rule's spacing as a sentence.
+std::string DescribeSpacing(size_t segment, size_t candidates) {
+  if (candidates == 0) return "no candidate nodes";
+  if (segment == 1) return fmt::format("all {} candidate nodes kept", candidates);
+  return fmt::format("one in {} of the {} candidate nodes kept", segment, candidates);
+}
+
 }  // namespace
 
 StrategyResult ChenSqrtN(const Graph& graph, int64_t budget_bytes, CandidateSet candidates) {
@@ -34,7 +42,7 @@ StrategyResult ChenSqrtN(const Graph& graph, int64_t budget_bytes, CandidateSet 
   const size_t segment = std::max<size_t>(1, static_cast<size_t>(std::sqrt(points.size())));
   for (size_t k = segment - 1; k < points.size(); k += segment) keep[points[k]] = true;
   return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
-                          fmt::format("segment of {} candidates; {}", segment,
+                          fmt::format("{}; {}", DescribeSpacing(segment, points.size()),
                                       DescribeCheckpoints(keep)));
 }
 
@@ -79,7 +87,9 @@ StrategyResult ChenGreedy(const Graph& graph, int64_t budget_bytes, CandidateSet
     if (!tried.insert(keep).second) continue;
     StrategyResult result = EvaluateSchedule(
         graph, name, ScheduleKeeping(graph, keep), budget_bytes,
-        fmt::format("segment budget {:.0f} B; {}", segment_bytes, DescribeCheckpoints(keep)));
+        fmt::format("segments of up to {}; {}",
+                    FormatBytes(static_cast<int64_t>(std::llround(segment_bytes))),
+                    DescribeCheckpoints(keep)));
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }
   return std::move(*best);

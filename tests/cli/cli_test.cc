@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -400,6 +401,93 @@ TEST_F(CliTest, PlanningVerbsShareTheirOptions) {
   const auto row = nlohmann::json::parse(sweep.out)["points"][0]["results"][0];
   EXPECT_TRUE(row.contains("parameters")) << row.dump();
   EXPECT_FALSE(row.contains("choice"));
+}
+
+// Issue 24, item 10: the status column says what is proven. Chen's 21 on linear(8) at 7 bytes
+// is above the LP bound 20: feasible, not optimal; optimal's 20 meets it: optimal. Both fit,
+// as the JSON's `status` still says; its `verdict` is the table's word.
+TEST_F(CliTest, StatusSaysOptimalOnlyWhenProven) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const std::string args =
+      "solve --graph " + Path("l8.json") + " --budget 7 --strategy chen-sqrtn-linear,optimal";
+  const auto run = RunRemat(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto status_of = [&](const std::string& strategy) {
+    std::istringstream lines(run.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      std::string first;
+      std::string second;
+      if (words >> first >> second && first == strategy) return second;
+    }
+    return std::string("(no row)");
+  };
+  EXPECT_EQ(status_of("chen-sqrtn-linear"), "feasible") << run.out;
+  EXPECT_EQ(status_of("optimal"), "optimal") << run.out;
+  EXPECT_EQ(run.out.find("fits"), std::string::npos) << run.out;
+  const auto json_run = RunRemat(args + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json doc = json::parse(json_run.out);
+  EXPECT_EQ(doc["results"][0]["status"], "fits");
+  EXPECT_EQ(doc["results"][0]["verdict"], "feasible");
+  EXPECT_EQ(doc["results"][1]["status"], "fits");
+  EXPECT_EQ(doc["results"][1]["verdict"], "optimal");
+}
+
+// Issue 24, item 11: a budget 461 B below a minimum peak of 3 MiB reads 2.9996 MiB against
+// 3.0000 MiB (not "3.00 MiB" twice, nor raw bytes), and the message names the smallest budget
+// for which a strategy found a schedule.
+TEST_F(CliTest, BudgetBelowTheMinimumPeakShowsSizesThatDifferAndWhatWorks) {
+  const Graph small = LinearGraph(8);
+  std::vector<Node> nodes = small.nodes();
+  for (Node& node : nodes) node.bytes <<= 20;  // 1 MiB each: the minimum peak is 3 MiB
+  SaveGraphFile(Graph(nodes, small.edges(), "unit", "linear(8) in MiB"), Path("big.json"));
+  const auto run = RunRemat("solve --graph " + Path("big.json") + " --budget " +
+                            std::to_string((3 << 20) - 461) +
+                            " --strategy checkpoint-all,chen-sqrtn-linear");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  std::string out = run.out;  // the message is wrapped at 120 columns: join its lines
+  for (size_t at = out.find("\n  "); at != std::string::npos; at = out.find("\n  ", at)) {
+    out.replace(at, 3, " ");
+  }
+  EXPECT_NE(out.find("the budget 2.9996 MiB is below this graph's minimum peak 3.0000 MiB"),
+            std::string::npos)
+      << run.out;
+  // chen-sqrtn-linear peaks at 6 of linear(8)'s bytes: 6 MiB, the smallest peak found.
+  EXPECT_NE(out.find("the smallest budget for which remat found a schedule is 6.00 MiB"),
+            std::string::npos)
+      << run.out;
+  const auto json_run = RunRemat("solve --graph " + Path("big.json") + " --budget " +
+                                 std::to_string((3 << 20) - 461) +
+                                 " --strategy checkpoint-all,chen-sqrtn-linear --json");
+  EXPECT_EQ(json_run.exit_code, 1);
+  EXPECT_EQ(json::parse(json_run.out)["smallest_peak_found_bytes"], 6 << 20);
+}
+
+// Issue 24, item 12: human output stays within 120 columns (the strategies' choices are
+// sentences below the table), and no internal phrase stands for a sentence.
+TEST_F(CliTest, HumanOutputStaysWithin120ColumnsInSentences) {
+  ASSERT_EQ(RunRemat("graph linear 8 -o " + Path("l8.json")).exit_code, 0);
+  const auto solve = RunRemat("solve --graph " + Path("l8.json") + " --budget 7");
+  ASSERT_EQ(solve.exit_code, 0) << solve.err;
+  const auto sweep = RunRemat("sweep --graph " + Path("l8.json") + " --points 3 --quiet");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto approx = RunRemat("approx-report --graph " + Path("l8.json") + " --points 3 --quiet");
+  ASSERT_EQ(approx.exit_code, 0) << approx.err;
+  for (const std::string& out : {solve.out, sweep.out, approx.out}) {
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line)) EXPECT_LE(line.size(), 120u) << line;
+  }
+  // A rounding whose LP is skipped (too big for the time limit) says so in words.
+  const auto skipped = RunRemat("solve --graph " + Path("l8.json") +
+                                " --budget 7 --strategy approx,chen-sqrtn-linear "
+                                "--time-limit 0.001 --no-lower-bound");
+  EXPECT_EQ(skipped.out.find("time_limit_no_solution"), std::string::npos) << skipped.out;
+  EXPECT_EQ(solve.out.find("segment of"), std::string::npos) << solve.out;
+  EXPECT_NE(solve.out.find("one in 2 of the 8 candidate nodes kept"), std::string::npos)
+      << solve.out;
 }
 
 }  // namespace remat

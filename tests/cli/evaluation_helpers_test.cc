@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/gnuplot.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 
 namespace remat {
@@ -49,6 +50,41 @@ TEST(ProgressTest, LineShowsWorkCountsElapsedAndEta) {
   // A search does not know its total: no ETA.
   EXPECT_EQ(FormatProgressLine("maxbatch", "optimal at batch 64", 7, 0, 5.0),
             "[maxbatch] 7 done  optimal at batch 64  elapsed 5.0 s");
+}
+
+// Human output stays within 120 columns (issue 24): long sentences wrap at spaces.
+TEST(WrapTextTest, BreaksAtSpacesWithinTheWidthAndIndentsTheRest) {
+  EXPECT_EQ(WrapText("a b c", 80, "", "  "), "a b c\n");
+  EXPECT_EQ(WrapText("aaa bbb ccc", 7, "", "  "), "aaa bbb\n  ccc\n");
+  EXPECT_EQ(WrapText("one two", 6, "- ", "  "), "- one\n  two\n");
+  // A word longer than the width gets a line of its own rather than being cut.
+  EXPECT_EQ(WrapText("x averyveryverylongword y", 8, "", ""), "x\naveryveryverylongword\ny\n");
+  std::string sentence;
+  for (int i = 0; i < 100; ++i) sentence += "word" + std::to_string(i) + " ";
+  const std::string wrapped = WrapText(sentence, kTextWidth, "  ", "    ");
+  size_t start = 0;
+  while (start < wrapped.size()) {
+    const size_t end = wrapped.find('\n', start);
+    EXPECT_LE(end - start, kTextWidth);
+    start = end + 1;
+  }
+}
+
+// A table wider than the screen (a sweep's summary over every strategy) is split into tables
+// that each repeat the key columns.
+TEST(FormatTableWithinTest, SplitsWideTablesRepeatingTheKeyColumns) {
+  const std::vector<std::string> header = {"key", "aaaa", "bbbb", "cccc"};
+  const std::vector<std::vector<std::string>> rows = {{"k1", "1", "2", "3"}};
+  EXPECT_EQ(FormatTableWithin(header, rows, 80, 1), FormatTable(header, rows));
+  // "key  aaaa  bbbb" is 15 columns: the third value column goes to a second table.
+  EXPECT_EQ(FormatTableWithin(header, rows, 15, 1),
+            FormatTable({"key", "aaaa", "bbbb"}, {{"k1", "1", "2"}}) + "\n" +
+                FormatTable({"key", "cccc"}, {{"k1", "3"}}));
+  // A column wider than the width still gets a table of its own.
+  EXPECT_EQ(FormatTableWithin(header, rows, 4, 1),
+            FormatTable({"key", "aaaa"}, {{"k1", "1"}}) + "\n" +
+                FormatTable({"key", "bbbb"}, {{"k1", "2"}}) + "\n" +
+                FormatTable({"key", "cccc"}, {{"k1", "3"}}));
 }
 
 }  // namespace

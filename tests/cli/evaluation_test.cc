@@ -219,9 +219,9 @@ TEST_F(EvaluationTest, SweepCsvHasOneLinePerBudgetAndStrategy) {
   ASSERT_EQ(lines.size(), 1u + 2 * 12);
   EXPECT_EQ(lines[0].rfind("budget_bytes,budget_fraction_of_no_remat_peak,strategy,status", 0), 0u);
   // The second budget starts with checkpoint-all, which fits its own peak at overhead 1; the
-  // lower bound was skipped, so its column and the gap are empty.
-  EXPECT_EQ(lines[13].rfind("10,1,checkpoint-all,fits,,17,1,10,,,", 0), 0u) << lines[13];
-  EXPECT_EQ(lines[24].rfind("10,1,optimal,fits,optimal,17,1,10,,,", 0), 0u) << lines[24];
+  // lower bound was skipped, so the bound is the one optimal proved (17: no gap).
+  EXPECT_EQ(lines[13].rfind("10,1,checkpoint-all,fits,,17,1,10,17,0,", 0), 0u) << lines[13];
+  EXPECT_EQ(lines[24].rfind("10,1,optimal,fits,optimal,17,1,10,17,0,", 0), 0u) << lines[24];
 }
 
 TEST_F(EvaluationTest, SweepPlotsSvgAndPngWithOneDataRowPerBudget) {

@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <regex>
+#include <sstream>
+
 #include "../cli/run_remat.h"
 
 namespace remat::exec {
@@ -175,6 +178,30 @@ TEST(RunStepCliTest, AScheduleOverItsRecordedBudgetIsRefusedUnlessAllowed) {
       REMAT_RUN_BINARY, "step" + sizes + " --schedule " + path + " --allow-over-budget");
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   std::remove(path.c_str());
+}
+
+// Issue 24, item 12: remat-run follows the CLI's rule for progress (a line on stderr only when
+// it is a terminal; here stderr is a file) and prints sizes with units (item 11; --json keeps
+// bytes). optimal's window search on MobileNet (too big for the whole MILP in 2 s) reports
+// progress from its start: it used to reach stderr as "\r[optimal] ...\x1b[K" whatever stderr was.
+TEST(RunStepCliTest, NoProgressOffATerminalAndSizesWithUnits) {
+  const std::string model = "--model mobilenet --batch 2 --resolution 32x32 ";
+  for (const std::string& verb : {"step " + model, "train " + model + "--steps 1 "}) {
+    const RunResult run =
+        RunBinary(REMAT_RUN_BINARY, verb + "--strategy optimal --budget 80% --time-limit 2");
+    ASSERT_EQ(run.exit_code, 0) << verb << run.err;
+    EXPECT_EQ(run.err.find('\r'), std::string::npos) << verb << run.err;
+    EXPECT_EQ(run.err.find("\x1b[K"), std::string::npos) << verb << run.err;
+    EXPECT_EQ(run.err.find("[optimal]"), std::string::npos) << verb << run.err;
+    // Sizes for people: "1.23 MiB", never a raw count of thousands of bytes.
+    EXPECT_NE(run.out.find(" MiB"), std::string::npos) << run.out;
+    std::istringstream lines(run.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      EXPECT_FALSE(std::regex_search(line, std::regex("[0-9]{4,} B\\b"))) << line;
+      EXPECT_LE(line.size(), 120u) << line;
+    }
+  }
 }
 
 }  // namespace

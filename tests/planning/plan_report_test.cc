@@ -94,5 +94,63 @@ TEST(PlanReportTest, ATotalTimeLimitIsSharedByTheBoundAndEveryStrategy) {
                   .rows[0].fits());
 }
 
+// Issue 24, item 10: a row is optimal only when proven, i.e. its cost meets the one best bound
+// within the relative gap; any other schedule within the budget is feasible.
+TEST(PlanReportTest, VerdictIsOptimalOnlyWhenTheCostMeetsTheBound) {
+  StrategyRow row{.strategy = "chen-sqrtn-linear"};
+  EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kNoSchedule);
+  row.result = StrategyResult{.status = FitStatus::kOverBudget, .cost = 21};
+  EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kOverBudget);
+  row.result->status = FitStatus::kFits;
+  EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kFeasible);
+  EXPECT_EQ(VerdictOf(row, std::nullopt, 1e-4), RowVerdict::kFeasible);
+  EXPECT_EQ(VerdictOf(row, 21.0, 1e-4), RowVerdict::kOptimal);
+  EXPECT_EQ(VerdictOf(row, 21.0 - 1e-3, 1e-4), RowVerdict::kOptimal);  // within the gap
+  // A solver's word alone is no proof: the report raises its bound to the solver's own.
+  row.solver_status = "optimal";
+  EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kFeasible);
+  EXPECT_STREQ(RowVerdictName(RowVerdict::kFeasible), "feasible");
+  EXPECT_STREQ(RowVerdictName(RowVerdict::kOptimal), "optimal");
+}
+
+// Optimal's own proven bound is the report's one bound when it is the best (here the only one):
+// the header shows it, every gap uses it, and optimal's row is proven optimal against it.
+TEST(PlanReportTest, OptimalsOwnBoundIsTheReportsBoundWhenHigher) {
+  const PlanReport r =
+      PlanAtBudget(LinearGraph(6), BudgetRequest{.budget_text = "70%"},
+                   {.strategies = {"optimal", "chen-sqrtn-linear"},
+                    .settings = {.time_limit_s = 20},
+                    .lower_bound = false});
+  ASSERT_TRUE(r.rows[0].fits()) << r.rows[0].note;
+  ASSERT_EQ(r.rows[0].solver_status, "optimal");
+  ASSERT_TRUE(r.bound);
+  EXPECT_EQ(r.bound->source, "optimal's solver");
+  ASSERT_TRUE(r.lower_bound());
+  EXPECT_DOUBLE_EQ(*r.lower_bound(), *r.rows[0].own_bound);
+  EXPECT_EQ(r.Verdict(r.rows[0]), RowVerdict::kOptimal);
+  ASSERT_TRUE(r.rows[1].fits());
+  EXPECT_DOUBLE_EQ(*r.Gap(r.rows[1]), RelativeGap(r.rows[1].result->cost, *r.lower_bound()));
+}
+
+// Rows come back in the order asked, but optimal runs last: it starts from the best schedule
+// found before it, and is never costlier than any other row.
+TEST(PlanReportTest, OptimalRunsLastAndIsNeverCostlierThanAnotherRow) {
+  const Graph g = testing::RandomTrainingGraph(4, 8);
+  const PlanReport r =
+      PlanAtBudget(g, BudgetRequest{.budget_text = "90%"},
+                   {.strategies = {"optimal", "checkpoint-all", "chen-sqrtn-linear", "approx"},
+                    .settings = {.time_limit_s = 20}});
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_EQ(r.rows[0].strategy, "optimal");
+  EXPECT_EQ(r.rows[3].strategy, "approx");
+  ASSERT_TRUE(r.rows[0].fits()) << r.rows[0].note;
+  for (const StrategyRow& row : r.rows) {
+    if (row.fits()) {
+      EXPECT_LE(r.rows[0].result->cost, row.result->cost) << row.strategy;
+    }
+  }
+  EXPECT_EQ(r.Best(), &r.rows[0]);
+}
+
 }  // namespace
 }  // namespace remat

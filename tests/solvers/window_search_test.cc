@@ -254,5 +254,42 @@ TEST_P(WindowSearchProperty, ReturnsACheaperOrEqualFittingSimulatedSchedule) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, WindowSearchProperty, ::testing::Range(1u, 11u));
 
+// Issue 24, items 10 and 12: optimal starts from a schedule found earlier (another strategy's)
+// when it beats the heuristic's, names it as its start, and never ends costlier; its progress
+// says in words what the window search does ("14 windows tried, 3 improved the schedule").
+TEST(OptimalStartTest, AnEarlierBetterScheduleIsTheStartAndProgressReadsAsSentences) {
+  const Graph g = testing::RandomTrainingGraph(11, 30);  // too big for the whole MILP in 2 s
+  const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
+  const int64_t budget = (MinimumPeakLowerBound(g) + peak) / 2;
+  // The heuristic start is a fitting baseline costlier than BestHeuristic's schedule, which
+  // plays the cheaper schedule another strategy of the command found.
+  StrategyResult earlier = BestHeuristic(g, budget);
+  ASSERT_EQ(earlier.status, FitStatus::kFits);
+  earlier.strategy = "an-earlier-strategy";
+  std::optional<StrategyResult> heuristic;
+  for (const StrategySpec& spec : BaselineStrategies()) {
+    StrategyResult r = spec.run(g, budget);
+    if (r.status == FitStatus::kFits && r.cost > earlier.cost) heuristic = std::move(r);
+  }
+  ASSERT_TRUE(heuristic) << "some baseline fits at a higher cost";
+  std::vector<OptimalProgress> seen;
+  const OptimizerResult r = SolveOptimal(
+      g, budget,
+      {.mip = {.time_limit_s = 2}, .heuristic = heuristic, .candidate_start = earlier,
+       .progress = [&](const OptimalProgress& p) { seen.push_back(p); }});
+  ASSERT_TRUE(r.schedule);
+  EXPECT_LE(r.schedule->cost, earlier.cost);
+  EXPECT_EQ(r.start.rfind("an-earlier-strategy (cost", 0), 0u) << r.start;
+  ASSERT_FALSE(seen.empty());
+  for (const OptimalProgress& p : seen) {
+    EXPECT_EQ(p.detail.find(" windows, "), std::string::npos) << p.detail;
+    EXPECT_EQ(p.detail.find("1 windows"), std::string::npos) << p.detail;
+    if (p.phase == "window search" && p.detail != "starting") {
+      EXPECT_NE(p.detail.find("tried"), std::string::npos) << p.detail;
+    }
+  }
+  EXPECT_EQ(seen.front().phase, "window search");
+}
+
 }  // namespace
 }  // namespace remat
