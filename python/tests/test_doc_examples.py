@@ -64,7 +64,7 @@ def scaled(command: str) -> list[str]:
 
 # What each README command promises beyond exit 0: a pattern its stdout must contain.
 PROMISES = {
-    "remat solve --model unet": r"\bfits\b",
+    "remat solve --model unet": r"(?m)^\S+\s+(optimal|feasible)\s",  # a row within the budget
     "remat show plan.json": r"nodes are recomputed|nothing is recomputed",
     "remat plot schedule": r"plot written to plan\.svg",
     "remat approx-report": r"(?m)^(\d+(\.\d+)? [KMGT]iB\s.*\n){2,}",  # a row per budget
