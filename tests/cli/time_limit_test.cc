@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_remat.h"
+#include "testing/sanitizer.h"
 
 namespace remat::testing {
 namespace {
@@ -30,8 +31,11 @@ TEST(TimeLimitTest, EvictOnALongChainReturnsItsScheduleAtTheLimit) {
   EXPECT_NE(row["parameters"].get<std::string>().find("(time limit)"), std::string::npos)
       << row["parameters"];
   // Generous, for a loaded machine: three times the limit (before: 7.7 s, each of the four
-  // passes spending about 2 s on candidates whatever its share; now 1.2 s).
-  EXPECT_LT(row["solve_time_s"].get<double>(), 3 * 1.0);
+  // passes spending about 2 s on candidates whatever its share; now 1.2 s). Under ASan one
+  // simulation of the chain alone takes seconds, so only a normal build can keep the time.
+  if (!kSanitized) {
+    EXPECT_LT(row["solve_time_s"].get<double>(), 3 * 1.0);
+  }
 }
 
 }  // namespace

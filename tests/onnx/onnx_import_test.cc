@@ -15,6 +15,7 @@
 #include "model/cost_model.h"
 #include "strategies/checkpoint_all.h"
 #include "strategies/registry.h"
+#include "testing/sanitizer.h"
 
 namespace remat {
 namespace {
@@ -320,17 +321,7 @@ void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.file << " at batch
 
 class EveryModelTest : public ::testing::TestWithParam<ModelCase> {};
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing::kSanitized;
 
 TEST_P(EveryModelTest, GraphValidatesAndEveryBaselineSchedulesIt) {
   const ImportedOnnxModel model = Import(GetParam().file, {.batch = GetParam().batch});
