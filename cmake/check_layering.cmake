@@ -30,7 +30,7 @@ set(allowed_cli cli exec onnx planning solvers strategies zoo model core)
 set(layers core model zoo strategies solvers planning onnx exec python cli)
 
 # Headers that only declare types, constants and inline helpers, and program entry points.
-set(header_only core/errors.h core/json_fields.h cli/commands.h planning/work_progress.h
+set(header_only core/errors.h core/json_fields.h cli/commands.h planning/work_progress.h planning/time_left.h
     zoo/networks.h)
 set(entry_points cli/main.cc cli/run_main.cc python/module.cc)
 

@@ -12,6 +12,7 @@
 #include "core/sizes.h"
 #include "planning/budget.h"
 #include "planning/plan_report.h"
+#include "planning/time_left.h"
 #include "solvers/lower_bound.h"
 
 namespace remat {
@@ -54,13 +55,9 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
                                        const std::vector<std::string>& strategies,
                                        const SolverSettings& settings, bool lower_bound,
                                        const WorkProgress& progress, double total_time_limit_s) {
-  const auto begin = std::chrono::steady_clock::now();
-  auto left = [&] {
-    if (CancelRequested()) return 0.0;  // a cancelled sweep runs nothing more
-    if (total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
-    return total_time_limit_s -
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  };
+  const TimeLeft total(total_time_limit_s);
+  // A cancelled sweep runs nothing more.
+  auto left = [&] { return CancelRequested() ? 0.0 : total.Left(); };
   SolverSettings quiet = settings;
   quiet.progress = false;  // the sweep's own line replaces the solver's
   std::vector<SweepPoint> points;

@@ -34,17 +34,13 @@ bool MaxBatchReport::any() const {
 }
 
 MaxBatchSearch::MaxBatchSearch(BatchGraphBuilder build, MaxBatchRequest request)
-    : build_(std::move(build)), request_(std::move(request)) {
+    : build_(std::move(build)), request_(std::move(request)), total_(request_.total_time_limit_s) {
   settings_ = request_.settings;
   settings_.progress = false;
-  begin_ = std::chrono::steady_clock::now();
 }
 
 double MaxBatchSearch::TotalLeft() const {
-  if (CancelRequested()) return 0;  // a cancelled search probes nothing more
-  if (request_.total_time_limit_s <= 0) return std::numeric_limits<double>::infinity();
-  return request_.total_time_limit_s -
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+  return CancelRequested() ? 0 : total_.Left();  // a cancelled search probes nothing more
 }
 
 BatchCase& MaxBatchSearch::Case(int64_t batch) {

@@ -15,6 +15,7 @@
 
 #include "core/graph.h"
 #include "planning/strategy_runner.h"
+#include "planning/time_left.h"
 #include "planning/work_progress.h"
 
 namespace remat {
@@ -128,7 +129,7 @@ class MaxBatchSearch {
   BatchGraphBuilder build_;
   MaxBatchRequest request_;
   SolverSettings settings_;
-  std::chrono::steady_clock::time_point begin_;
+  TimeLeft total_;
   std::map<int64_t, std::unique_ptr<BatchCase>> cases_;
 };
 

@@ -2,13 +2,13 @@
 #include "planning/plan_report.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "core/cancellation.h"
+#include "planning/time_left.h"
 #include "strategies/checkpoint_all.h"
 
 namespace remat {
@@ -88,26 +88,6 @@ const StrategyRow* PlanReport::Best() const {
 }
 
 namespace {
-
-// Seconds left of a total limit measured from construction; unlimited when the total is 0.
-class TimeLeft {
- public:
-  explicit TimeLeft(double total_s) : total_s_(total_s) {}
-  double Left() const {
-    if (total_s_ <= 0) return std::numeric_limits<double>::infinity();
-    return total_s_ - std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
-  }
-  bool Spent() const { return Left() <= 0; }
-  // A run's limit: `limit_s`, at most `share` of what is left (never below a millisecond,
-  // the smallest limit a solver takes).
-  double Cap(double limit_s, double share) const {
-    return std::max(1e-3, std::min(limit_s, share * Left()));
-  }
-
- private:
-  double total_s_;
-  std::chrono::steady_clock::time_point begin_ = std::chrono::steady_clock::now();
-};
 
 // When optimal proved a bound above the best bound (or none was asked for), the report's bound
 // becomes optimal's, so that the header and every row's gap use the one best bound.

@@ -51,7 +51,7 @@ struct PlanReport {
   NoRematReference no_remat;
   int64_t min_peak_bytes = 0;  // MinimumPeakLowerBound: no schedule peaks lower
   // The best bound on every schedule's cost within the budget: BestLowerBound's, raised to
-  // optimal's own when that is higher (source "optimal"); nullopt when neither exists. Its
+  // optimal's own when that is higher (source "optimal's solver"); nullopt when neither exists. Its
   // status kInfeasible proves that no schedule fits.
   std::optional<BestBound> bound;
   double relative_gap = 1e-4;     // the tolerance within which a cost meeting the bound is optimal
