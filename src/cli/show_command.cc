@@ -65,8 +65,8 @@ std::string StagesText(const Graph& graph, const std::vector<int32_t>& stages) {
 }
 
 std::string Verdict(const ScheduleInfo& info) {
-  if (info.solver_status.empty()) return "heuristic, not proven";
-  return info.solver_status == "optimal" ? "proven optimal" : "solver status " + info.solver_status;
+  return info.solver_status.empty() ? "heuristic, not proven"
+                                    : SolveStatusPhrase(info.solver_status);
 }
 
 void PrintText(const ShowOptions& options, const ScheduleDocument& doc,
