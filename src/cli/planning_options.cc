@@ -28,8 +28,14 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings) {
   command.add_option("--threads", settings.threads, "CBC threads (default 1)")
       ->check(CLI::Range(1, kMaxThreads));
   command.add_option("--gap", settings.relative_gap,
-                     "relative optimality gap at which CBC stops (default 1e-4)")
+                     fmt::format("optimal's gap target: it stops once its schedule is proven "
+                                 "within this relative gap of the lower bound (default {:g})",
+                                 settings.relative_gap))
       ->check(FiniteRange(0.0, 1.0));
+  command.add_option("--patience", settings.patience_s,
+                     "optimal: seconds without improvement after which it stops (default: the "
+                     "larger of 2 s, 5% of the time limit and the time its start and bound took)")
+      ->check(FiniteRange(0.001, 1e7));
   command.add_option("--seed", settings.seed, "solver and rounding seed (default 1)");
   command.add_option("--eps", settings.eps,
                      "approx: the LP sees (1 - eps) of the budget (default 0.1)")
@@ -64,12 +70,14 @@ nlohmann::json StrategyRowJson(const StrategyRow& row, double no_remat_cost,
   }
   if (const auto gap = GapToBound(row, bound)) j["gap_to_lower_bound"] = *gap;
   if (!row.note.empty()) j["note"] = row.note;
+  if (!row.stop_reason.empty()) j["stop_reason"] = row.stop_reason;
   return j;
 }
 
 nlohmann::json SolverSettingsJson(const SolverSettings& settings) {
   return {{"time_limit_s", settings.time_limit_s}, {"threads", settings.threads},
-          {"relative_gap", settings.relative_gap}, {"seed", settings.seed},
+          {"relative_gap", settings.relative_gap}, {"patience_s", settings.patience_s},
+          {"seed", settings.seed},
           {"eps", settings.eps},                   {"rounds", settings.rounds}};
 }
 

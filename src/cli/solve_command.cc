@@ -99,7 +99,8 @@ void PrintJson(const LoadedGraph& loaded, const PlanReport& report, const Solver
       {"lower_bound_source",
        bound ? nlohmann::json(report.bound->source) : nlohmann::json(nullptr)},
       {"solver", {{"time_limit_s", settings.time_limit_s}, {"threads", settings.threads},
-                  {"relative_gap", settings.relative_gap}, {"seed", settings.seed},
+                  {"relative_gap", settings.relative_gap},
+                  {"patience_s", settings.patience_s}, {"seed", settings.seed},
                   {"eps", settings.eps}, {"rounds", settings.rounds}}},
       {"results", results}};
   fmt::print("{}\n", doc.dump(2));
@@ -140,7 +141,8 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
                      row.result ? FormatRatio(row.result->cost, report.no_remat.cost) : "-",
                      Gap(report, row), row.result ? FormatBytes(row.result->peak_bytes) : "-",
                      fmt::format("{:.2f}", row.seconds)});
-    const std::string choice = row.result ? row.result->parameters : row.note;
+    std::string choice = row.result ? row.result->parameters : row.note;
+    if (!row.stop_reason.empty()) choice += fmt::format(" (stopped: {})", row.stop_reason);
     if (!choice.empty()) {
       choices += WrapText(row.strategy + ": " + choice, kTextWidth, "  ", "    ");
     }

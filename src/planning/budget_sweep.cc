@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/sizes.h"
 #include "planning/budget.h"
+#include "planning/budget_point.h"
 #include "planning/plan_report.h"
 #include "planning/time_left.h"
 #include "solvers/lower_bound.h"
@@ -56,48 +57,32 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
                                        const SolverSettings& settings, bool lower_bound,
                                        const WorkProgress& progress, double total_time_limit_s) {
   const TimeLeft total(total_time_limit_s);
-  // A cancelled sweep runs nothing more.
-  auto left = [&] { return CancelRequested() ? 0.0 : total.Left(); };
   SolverSettings quiet = settings;
   quiet.progress = false;  // the sweep's own line replaces the solver's
   std::vector<SweepPoint> points;
   for (size_t b = 0; b < budgets.size(); ++b) {
+    if (CancelRequested()) break;
     SweepPoint point;
     point.budget_bytes = budgets[b];
-    const std::string where =
-        fmt::format("at {} (budget {}/{})", FormatBytes(point.budget_bytes), b + 1, budgets.size());
-    if (lower_bound && left() > 0) {
-      progress.Start("lower bound " + where);
-      const BestBound best = BestLowerBound(
-          graph, point.budget_bytes,
-          {.time_limit_s = std::max(0.5, std::min(settings.time_limit_s, left())),
-           .threads = settings.threads});
+    BudgetPointResult planned = PlanOneBudget(
+        graph, point.budget_bytes,
+        {.strategies = strategies, .settings = quiet, .lower_bound = lower_bound,
+         .spent_note = "skipped: --total-time-limit spent", .progress = &progress,
+         .where = fmt::format("at {} (budget {}/{})", FormatBytes(point.budget_bytes), b + 1,
+                              budgets.size())},
+        total);
+    if (planned.bound) {
+      const BestBound& best = *planned.bound;
       point.lower_bound_status = SolveStatusName(best.status);
       point.lower_bound_seconds = best.seconds;
       if (best.status == SolveStatus::kOptimal) {
         point.lower_bound = best.cost;
         point.lower_bound_source = best.source;
       }
-      progress.Finish();
     } else {
       point.lower_bound_status = lower_bound ? "skipped: --total-time-limit spent" : "skipped";
     }
-    SharedWork shared;  // the roundings solve their LP once per budget; optimal reuses the bound
-    shared.lower_bound = point.lower_bound;
-    point.rows.resize(strategies.size());
-    for (const size_t i : RunOrder(strategies)) {  // optimal last: it starts from the best
-      const std::string& name = strategies[i];
-      progress.Start(name + " " + where);
-      if (left() <= 0) {
-        point.rows[i] = {.strategy = name, .solver_status = "skipped",
-                         .note = "skipped: --total-time-limit spent"};
-      } else {
-        SolverSettings capped = quiet;
-        capped.time_limit_s = std::max(0.5, std::min(quiet.time_limit_s, left()));
-        point.rows[i] = RunStrategy(name, graph, point.budget_bytes, capped, &shared);
-      }
-      progress.Finish();
-    }
+    point.rows = std::move(planned.rows);
     // One bound per budget: optimal's own when it proved a higher one (or the only one).
     if (point.lower_bound_status != SolveStatusName(SolveStatus::kInfeasible)) {
       const std::optional<double> best = BestOfBounds(point.lower_bound, point.rows);

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cancellation.h"
+#include "planning/budget_point.h"
 #include "planning/time_left.h"
 #include "strategies/checkpoint_all.h"
 
@@ -29,9 +29,8 @@ RowVerdict VerdictOf(const StrategyRow& row, const std::optional<double>& bound,
                      double relative_gap) {
   if (!row.result) return RowVerdict::kNoSchedule;
   if (!row.fits()) return RowVerdict::kOverBudget;
-  // The test optimal itself uses (GapClosed): the cost is within the relative gap of the bound.
-  const double cost = row.result->cost;
-  const bool proven = bound && cost - *bound <= relative_gap * std::max(1.0, std::fabs(cost));
+  // The test optimal itself uses: the cost is within the gap target of the bound.
+  const bool proven = bound && WithinGap(row.result->cost, *bound, relative_gap);
   return proven ? RowVerdict::kOptimal : RowVerdict::kFeasible;
 }
 
@@ -110,31 +109,17 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   report.budget = budget;
   report.no_remat = no_remat;
   report.min_peak_bytes = MinimumPeakLowerBound(graph);
-  const SolverSettings& settings = request.settings;
   const TimeLeft left(request.total_time_limit_s);
-  if (request.lower_bound) {
-    // Half of a total limit at most: a tighter bound is worth less than the strategies' time.
-    report.bound = BestLowerBound(graph, budget.activation_bytes,
-                                  {.time_limit_s = left.Cap(settings.time_limit_s, 0.5),
-                                   .threads = settings.threads,
-                                   .verbose = settings.verbose});
-  }
-  report.relative_gap = settings.relative_gap;
-  SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
-  shared.lower_bound = report.lower_bound();
-  report.rows.resize(request.strategies.size());
-  for (const size_t i : RunOrder(request.strategies)) {
-    const std::string& name = request.strategies[i];
-    if (CancelRequested()) break;  // the caller discards a cancelled report
-    if (left.Spent()) {
-      report.rows[i] = {.strategy = name, .solver_status = "skipped",
-                        .note = "skipped: the total time limit is spent"};
-      continue;
-    }
-    SolverSettings capped = settings;
-    capped.time_limit_s = left.Cap(settings.time_limit_s, 1.0);
-    report.rows[i] = RunStrategy(name, graph, budget.activation_bytes, capped, &shared);
-  }
+  report.relative_gap = request.settings.relative_gap;
+  // Half of a total limit at most for the bound: a tighter bound is worth less than the
+  // strategies' time.
+  BudgetPointResult point = PlanOneBudget(
+      graph, budget.activation_bytes,
+      {.strategies = request.strategies, .settings = request.settings,
+       .lower_bound = request.lower_bound, .bound_share = 0.5},
+      left);
+  report.bound = std::move(point.bound);
+  report.rows = std::move(point.rows);
   RaiseToSolverBound(report);
   return report;
 }

@@ -54,7 +54,7 @@ struct PlanReport {
   // optimal's own when that is higher (source "optimal's solver"); nullopt when neither exists. Its
   // status kInfeasible proves that no schedule fits.
   std::optional<BestBound> bound;
-  double relative_gap = 1e-4;     // the tolerance within which a cost meeting the bound is optimal
+  double relative_gap = kDefaultRelativeGap;  // the tolerance within which a cost meeting the bound is optimal
   std::vector<StrategyRow> rows;  // in the order asked
 
   // The bound's cost when one was proven (not when the budget was shown infeasible).

@@ -33,6 +33,7 @@ StrategyRow FromOptimizer(const OptimizerResult& r, double seconds) {
   row.result = r.schedule;
   row.solver_status = SolveStatusName(r.status);
   row.seconds = seconds;
+  row.stop_reason = r.stop_reason;
   std::vector<std::string> notes;
   if (!r.message.empty()) notes.push_back(r.message);
   if (!r.start.empty()) notes.push_back("start: " + r.start);
@@ -51,6 +52,7 @@ void KeepTheBetterStart(const StrategyResult& best, StrategyRow& row) {
   row.result->parameters = fmt::format("from {} ({})", best.strategy, best.parameters);
   row.result->strategy = "optimal";
   row.solver_status = SolveStatusName(SolveStatus::kFeasible);
+  row.stop_reason = fmt::format("{}; kept {}'s schedule", row.stop_reason, best.strategy);
   row.note = fmt::format("kept {}'s schedule, cheaper than the solver's own ({}); {}",
                          best.strategy, own, row.note);
 }
@@ -159,7 +161,8 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
                    .seed = settings.seed,
                    .verbose = settings.verbose};
     OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start,
-                           .decide_at_cost = settings.decide_at_cost};
+                           .decide_at_cost = settings.decide_at_cost,
+                           .patience_s = settings.patience_s};
     // Whether a line was drawn in this process (the MILP's come from CBC's child process and
     // only after its first second).
     auto drawn = std::make_shared<bool>(false);
@@ -182,6 +185,8 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
       optimal.heuristic = shared->heuristic;
       optimal.known_lower_bound = shared->lower_bound;
       optimal.candidate_start = shared->best;
+      // A rounding of this command already offered its schedule through shared->best.
+      optimal.rounding_start = shared->relaxation == nullptr;
     }
     const OptimizerResult r = SolveOptimal(graph, budget_bytes, optimal);
     if (settings.progress && (*drawn || seconds() >= 1.0)) fmt::print(stderr, "\n");

@@ -23,7 +23,8 @@ void CheckThreads(int32_t threads, const std::string& option = "threads");
 struct SolverSettings {
   double time_limit_s = 60;
   int32_t threads = 1;  // 1..kMaxThreads
-  double relative_gap = 1e-4;
+  double relative_gap = kDefaultRelativeGap;  // optimal's gap target
+  double patience_s = 0;  // optimal: seconds without improvement before it ends (0: automatic)
   int32_t seed = 1;
   double eps = 0.1;
   int32_t rounds = 20;
@@ -41,6 +42,7 @@ struct StrategyRow {
   std::optional<double> own_bound;       // a solver's proven lower bound (optimal only)
   double seconds = 0;
   std::string note;                      // start, model size, failure reason
+  std::string stop_reason;               // optimal: why it ended (OptimizerResult::stop_reason)
   bool fits() const { return result && result->status == FitStatus::kFits; }
 };
 

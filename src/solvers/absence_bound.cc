@@ -146,7 +146,9 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
        .hard_deadline_s = left_s,
        .threads = options.threads,
        .relative_gap = 1e-6,
-       .verbose = options.verbose});
+       .verbose = options.verbose,
+       // In the covering's units: the inverse of the conversion below.
+       .stop_at_bound = (options.target_cost - bound.cost) / ((1 - kRelativeSafety) * cost_scale)});
   if (!out.message.empty()) {
     bound.message += (bound.message.empty() ? "" : "; ") + out.message;
   }

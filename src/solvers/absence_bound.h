@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/graph.h"
@@ -15,6 +16,9 @@ struct AbsenceBoundOptions {
   double time_limit_s = 10;  // CBC's limit; the bound is CBC's proven dual bound when it stops
   int32_t threads = 1;
   bool verbose = false;
+  // Stop as soon as the bound reaches this cost (graph units): the caller needs no tighter one,
+  // say to prove a schedule it holds within a gap target (BoundNeededFor).
+  double target_cost = std::numeric_limits<double>::infinity();
 };
 
 struct AbsenceBound {

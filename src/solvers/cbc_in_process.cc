@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <iostream>
 #include <cmath>
+#include <limits>
 #include <string>
+
+#include <fmt/format.h>
 
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
@@ -27,13 +30,22 @@ double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Why the event handler stopped the search, when it did (shared by CBC's clones of it).
+struct StopCause {
+  std::string why;
+  double last_incumbent = std::numeric_limits<double>::infinity();
+  double last_progress_s = 0;  // when an incumbent came or the gap last narrowed by a tenth
+  double gap_at_progress = std::numeric_limits<double>::infinity();
+};
+
 // Reports progress about once a second, passes on every incumbent of the original problem
-// (not of a preprocessed copy) and stops the search when the wall clock runs past the limit.
+// (not of a preprocessed copy) and stops the search when the wall clock runs past the limit,
+// when an incumbent or the bound meets the caller's target, or when patience runs out.
 class ProgressHandler : public CbcEventHandler {
  public:
   ProgressHandler(const MipOptions& options, Clock::time_point start, int32_t columns,
-                  const SolutionSink& sink)
-      : options_(options), start_(start), columns_(columns), sink_(sink) {}
+                  const SolutionSink& sink, StopCause* cause)
+      : options_(options), start_(start), columns_(columns), sink_(sink), cause_(cause) {}
   ProgressHandler(const ProgressHandler&) = default;
   CbcEventHandler* clone() const override { return new ProgressHandler(*this); }
 
@@ -52,10 +64,26 @@ class ProgressHandler : public CbcEventHandler {
       progress.nodes = model_->getNodeCount();
       options_.progress(progress);
     }
-    if (elapsed > options_.time_limit_s * 1.2 + 5) return stop;
-    if (model_->bestSolution() != nullptr &&
-        model_->getObjValue() <= options_.stop_at_objective) {
-      return stop;
+    if (elapsed > options_.time_limit_s * 1.2 + 5) return Stop("the time limit");
+    const bool has_incumbent = model_->bestSolution() != nullptr;
+    const double incumbent = has_incumbent ? model_->getObjValue()
+                                           : std::numeric_limits<double>::infinity();
+    const double bound = model_->getBestPossibleObjValue();
+    if (incumbent <= options_.stop_at_objective) {
+      return Stop("a solution meets the lower bound known beforehand");
+    }
+    if (bound >= options_.stop_at_bound) return Stop("its bound reached the target");
+    if (options_.patience_s > 0) {
+      const double gap = has_incumbent && std::isfinite(bound)
+                             ? (incumbent - bound) / std::max(1.0, std::fabs(incumbent))
+                             : std::numeric_limits<double>::infinity();
+      if (incumbent < cause_->last_incumbent || gap < 0.9 * cause_->gap_at_progress) {
+        cause_->last_incumbent = incumbent;
+        cause_->gap_at_progress = gap;
+        cause_->last_progress_s = elapsed;
+      } else if (elapsed - cause_->last_progress_s > options_.patience_s) {
+        return Stop(fmt::format("no progress in {:.0f} s", options_.patience_s));
+      }
     }
     return noAction;
   }
@@ -65,7 +93,13 @@ class ProgressHandler : public CbcEventHandler {
   Clock::time_point start_;
   int32_t columns_;
   const SolutionSink& sink_;
+  StopCause* cause_;
   double next_report_s_ = 1.0;
+
+  CbcAction Stop(const std::string& why) {
+    if (cause_->why.empty()) cause_->why = why;
+    return stop;
+  }
 };
 
 std::string Number(double value) { return std::to_string(value); }
@@ -110,7 +144,8 @@ SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vecto
       }
       if (!order.empty()) cbc.passInPriorities(order.data(), false);
     }
-    ProgressHandler handler(options, begin, columns, sink);
+    StopCause cause;
+    ProgressHandler handler(options, begin, columns, sink, &cause);
     cbc.passInEventHandler(&handler);
     CbcSolverUsefulData data;
     CbcMain0(cbc, data);
@@ -148,10 +183,12 @@ SolverOutput SolveMipWithCbcInProcess(const LinearModel& model, const std::vecto
       out.status = SolveStatus::kInfeasible;
     } else if (has_solution) {
       out.status = SolveStatus::kFeasible;
-      out.message = "stopped at the time limit";
+      out.message = "stopped: " + (cause.why.empty() ? std::string("the time limit") : cause.why);
     } else if (cbc.isSecondsLimitReached() || cbc.status() == 1) {
       out.status = SolveStatus::kTimeLimitNoSolution;
-      out.message = "no solution within the time limit";
+      out.message = cause.why.empty() || cause.why == "the time limit"
+                        ? "no solution within the time limit"
+                        : "stopped without a solution: " + cause.why;
     } else {
       out.status = SolveStatus::kError;
       out.message = "CBC status " + std::to_string(cbc.status()) + ", secondary " +

@@ -16,6 +16,7 @@
 #include "solvers/clp_lp.h"
 #include "solvers/absence_bound.h"
 #include "solvers/lower_bound.h"
+#include "solvers/rounding.h"
 #include "solvers/window_search.h"
 #include "strategies/best_heuristic.h"
 
@@ -38,7 +39,7 @@ namespace {
 
 // The whole MILP, started from `start` when it is valid in the model; fills `result`.
 void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
-                    double time_limit_s, std::optional<StrategyResult> start,
+                    double time_limit_s, double patience_s, std::optional<StrategyResult> start,
                     const std::string& start_name, const std::function<double()>& elapsed,
                     OptimizerResult& result) {
   CheckmateModelOptions model_options = options.model;
@@ -65,6 +66,7 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
   const double left_s = std::max(0.5, time_limit_s - elapsed());
   mip.time_limit_s = 0.9 * left_s;
   mip.hard_deadline_s = left_s;
+  mip.patience_s = patience_s;
   if (result.lower_bound > 0) {  // a schedule this cheap is proven optimal by the bound
     mip.stop_at_objective = model.ObjectiveOf(
         result.lower_bound + options.mip.relative_gap * result.lower_bound);
@@ -108,8 +110,7 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
   }
   if (start && start->cost < decoded.cost) decoded = std::move(*start);  // CBC did not keep it
   decoded.strategy = "optimal";
-  if (decoded.cost - result.lower_bound <=
-      options.mip.relative_gap * std::max(1.0, std::fabs(decoded.cost))) {
+  if (WithinGap(decoded.cost, result.lower_bound, options.mip.relative_gap)) {
     result.status = SolveStatus::kOptimal;  // the bound proves it, whether or not CBC did
   }
   result.schedule = std::move(decoded);
@@ -120,10 +121,21 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
 void ChooseStart(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
                  double time_limit_s, std::optional<StrategyResult>& start,
                  std::optional<StrategyResult>& over) {
+  const auto begin = std::chrono::steady_clock::now();
   start = options.heuristic ? *options.heuristic
                             : BestHeuristic(graph, budget_bytes, {.time_limit_s = time_limit_s});
   if (options.candidate_start && IsBetter(*options.candidate_start, *start)) {
     start = options.candidate_start;
+  }
+  // The LP rounding, when its model fits the time left: it often starts lower on models whose
+  // heuristics stall (docs/solvers.md, "optimal").
+  const double left_s = time_limit_s - std::chrono::duration<double>(
+                                           std::chrono::steady_clock::now() - begin).count();
+  if (options.rounding_start && !CancelRequested() &&
+      LpFitsTime(EstimateCheckmateColumns(graph), left_s)) {
+    OptimizerResult rounded =
+        SolveApproxDeterministic(graph, budget_bytes, {.lp = {.time_limit_s = left_s}});
+    if (rounded.schedule && IsBetter(*rounded.schedule, *start)) start = rounded.schedule;
   }
   if (start->status != FitStatus::kFits) {
     over = std::move(start);
@@ -134,8 +146,7 @@ void ChooseStart(const Graph& graph, int64_t budget_bytes, const OptimalOptions&
 // Whether the start's cost meets the lower bound, within the MILP's relative gap.
 bool GapClosed(const std::optional<StrategyResult>& start, double lower_bound,
                const OptimalOptions& options) {
-  return start && start->cost - lower_bound <=
-                      options.mip.relative_gap * std::max(1.0, std::fabs(start->cost));
+  return start && WithinGap(start->cost, lower_bound, options.mip.relative_gap);
 }
 
 // Whether the decision question (decide_at_cost) is answered by the start or by the bound.
@@ -181,7 +192,8 @@ bool AddAbsenceBound(const Graph& graph, int64_t budget_bytes, const OptimalOpti
 // `start` becomes the best fitting schedule found.
 WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
                                  const OptimalOptions& options, double time_limit_s,
-                                 double lower_bound, const std::function<double()>& elapsed,
+                                 double patience_s, double lower_bound,
+                                 const std::function<double()>& elapsed,
                                  std::optional<StrategyResult>& start,
                                  const std::optional<StrategyResult>& over) {
   auto report = [&](double cost, const std::string& detail) {
@@ -199,7 +211,11 @@ WindowSearchResult SearchWindows(const Graph& graph, int64_t budget_bytes,
       {.time_limit_s = time_limit_s,
        .threads = options.mip.threads,
        .seed = options.mip.seed,
-       .stop_at_cost = options.decide_at_cost.value_or(-std::numeric_limits<double>::infinity()),
+       // The gap target, or the cost cap of a decision question when that is higher.
+       .stop_at_cost = std::max(GapTargetCost(lower_bound, options.mip.relative_gap),
+                                options.decide_at_cost.value_or(
+                                    -std::numeric_limits<double>::infinity())),
+       .patience_s = patience_s,
        .progress = [&](const WindowProgress& p) {
          report(p.cost, fmt::format("{} {} tried, {} improved the schedule", p.windows,
                                     p.windows == 1 ? "window" : "windows", p.improvements));
@@ -222,13 +238,19 @@ std::string DescribeWindowSearch(const WindowSearchResult& windows, bool has_sta
   return fmt::format("window search: {} {} tried, {}{} improved the schedule, {:.1f} s{}",
                      windows.windows, windows.windows == 1 ? "window" : "windows", repair,
                      windows.improvements, windows.seconds,
-                     windows.local_optimum ? ", no window improves it" : "");
+                     windows.local_optimum ? ", no window improves it"
+                     : windows.stalled  ? ", stopped: no improving window within its patience"
+                                        : "");
 }
 
 }  // namespace
 
-OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
-                             const OptimalOptions& options) {
+namespace {
+
+// The search of SolveOptimal; `reason` says why it ended when neither a proof nor the gap target
+// did (SolveOptimal works those out from the result).
+OptimizerResult SearchOptimal(const Graph& graph, int64_t budget_bytes,
+                              const OptimalOptions& options, std::string& reason) {
   const auto begin = std::chrono::steady_clock::now();
   const double limit = options.mip.time_limit_s;
   const std::function<double()> elapsed = [&] {
@@ -268,14 +290,15 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     return result;
   }
   if (closed() || decided()) {
-    result.message = closed() ? "the start's cost equals the lower bound"
+    result.message = closed() ? "the start's cost meets the lower bound within the gap target"
                               : "decided against the cost cap without the MILP";
+    if (decided() && !closed()) reason = "cost cap decided";
     if (start) result.start = fmt::format("{} (cost {:.6g})", start_name, start->cost);
     FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   if (whole_first) {
-    SolveWholeMilp(graph, budget_bytes, options, limit, start, start_name, elapsed, result);
+    SolveWholeMilp(graph, budget_bytes, options, limit, 0, start, start_name, elapsed, result);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
       // CBC found nothing in the time.
       FinishWithStart(start, SolveStatus::kFeasible, options, result);
@@ -290,19 +313,25 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
   result.start = start ? fmt::format("{} (cost {:.6g})", start_name, start->cost)
                        : fmt::format("{}, over the budget (peak {})", start_name,
                                      FormatBytes(over->peak_bytes));
+  // The search must keep paying for its time: patience grows with what the start cost.
+  const double patience_s =
+      options.patience_s > 0 ? options.patience_s : std::max({2.0, 0.05 * limit, elapsed()});
   const WindowSearchResult windows =
-      SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(),
+      SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(), patience_s,
                     result.lower_bound, elapsed, start, over);
   const std::string searched = DescribeWindowSearch(windows, start.has_value());
+  if (windows.local_optimum || windows.stalled) reason = "no improving window";
   if (closed() || decided()) {
-    result.message = searched + (closed() ? "; the cost meets the lower bound"
+    result.message = searched + (closed() ? "; the cost meets the lower bound within the gap target"
                                           : "; decided against the cost cap");
+    if (decided() && !closed()) reason = "cost cap decided";
     FinishWithStart(start, SolveStatus::kFeasible, options, result);
     return result;
   }
   if (milp_fits && LpFitsTime(columns, left())) {
-    SolveWholeMilp(graph, budget_bytes, options, limit, start,
+    SolveWholeMilp(graph, budget_bytes, options, limit, 2 * patience_s, start,
                    windows.improvements > 0 ? "window search" : start_name, elapsed, result);
+    if (result.message.find("no progress") != std::string::npos) reason = "no progress";
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);
     if (!result.schedule && result.status != SolveStatus::kInfeasible) {
       FinishWithStart(start, SolveStatus::kFeasible, options, result);
@@ -313,6 +342,27 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
                                "{:.0f} s left",
                                searched, columns, std::max(0.0, left()));
   FinishWithStart(start, SolveStatus::kFeasible, options, result);
+  return result;
+}
+
+}  // namespace
+
+OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
+                             const OptimalOptions& options) {
+  std::string reason = "time limit";
+  OptimizerResult result = SearchOptimal(graph, budget_bytes, options, reason);
+  if (result.status == SolveStatus::kInfeasible) {
+    result.stop_reason = "infeasible";
+  } else if (CancelRequested()) {
+    result.stop_reason = "cancelled";
+  } else if (result.schedule && WithinGap(result.schedule->cost, result.lower_bound, 1e-9)) {
+    result.stop_reason = "proven optimal";
+  } else if (result.schedule &&
+             WithinGap(result.schedule->cost, result.lower_bound, options.mip.relative_gap)) {
+    result.stop_reason = "gap target reached";
+  } else {
+    result.stop_reason = reason;
+  }
   return result;
 }
 

@@ -25,6 +25,10 @@ struct OptimizerResult {
   ModelSize size;           // as solved, after reductions
   std::string start;        // the baseline used as MIP start, if any
   std::string message;
+  // Why the search ended, in words (optimal only): "proven optimal", "gap target reached",
+  // "no improving window", "no progress", "time limit", "cost cap decided", "infeasible",
+  // "cancelled"; StopReasonName lists them.
+  std::string stop_reason;
   // (cost - lower bound) / cost of the schedule; NaN when there is no schedule.
   double gap() const;
 };
@@ -55,6 +59,13 @@ struct OptimalOptions {
   // cap): the pipeline stops as soon as a fitting schedule within it is found, or a bound above
   // it is proven, instead of spending the rest of the time on the cost.
   std::optional<double> decide_at_cost;
+  // Seconds without an improving window (then without progress in the whole MILP that follows
+  // the window search) after which the search ends; 0: automatic, the larger of 2 s, 5% of
+  // the time limit and the time spent before the search (the start and the bound). A small
+  // model solved by the whole MILP at once is never cut short: its proof is the point.
+  double patience_s = 0;
+  // Round the LP relaxation for another start when its model fits a quarter of the time.
+  bool rounding_start = true;
   // Called about once a second during the MILP and after every window.
   std::function<void(const OptimalProgress&)> progress;
 };

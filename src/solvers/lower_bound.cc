@@ -37,7 +37,8 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
   const double absence_limit = options.use_lp ? options.time_limit_s / 3 : options.time_limit_s;
   const AbsenceBound absence = AbsenceGapLowerBound(
       graph, budget_bytes,
-      {.time_limit_s = absence_limit, .threads = options.threads, .verbose = options.verbose});
+      {.time_limit_s = absence_limit, .threads = options.threads, .verbose = options.verbose,
+       .target_cost = options.target_cost});
   std::string absence_note;
   // Either bound may prove that no schedule fits; that answer ends the call.
   auto infeasible = [&](const char* source, const std::string& message) {
@@ -64,6 +65,8 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
   const int64_t columns = EstimateCheckmateColumns(graph);
   if (!options.use_lp) {
     lp_note = "LP not asked for";
+  } else if (best.cost >= options.target_cost) {
+    lp_note = "LP not needed: the absence-gap bound meets the target";
   } else if (!LpFitsTime(columns, left)) {
     lp_note = fmt::format("LP skipped: its model has about {} columns, too many for {:.0f} s",
                           columns, std::max(0.0, left));

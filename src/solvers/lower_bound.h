@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/graph.h"
@@ -15,6 +16,9 @@ struct BoundOptions {
   int32_t threads = 1;
   bool use_lp = true;        // false: the absence-gap bound only
   bool verbose = false;
+  // The bound the caller needs (graph units): once the absence-gap bound reaches it, CBC stops
+  // and the LP is not solved. Infinity: the best bound in the time.
+  double target_cost = std::numeric_limits<double>::infinity();
 };
 
 struct BestBound {

@@ -30,9 +30,15 @@ OptimizerResult Empty(const std::string& strategy, const Relaxation& relaxation)
   result.full_size = relaxation.model.full_size;
   result.size = relaxation.model.size;
   result.solve_time_s = relaxation.out.seconds;
-  result.status = relaxation.out.status == SolveStatus::kInfeasible ? SolveStatus::kNoSolution
-                                                                     : relaxation.out.status;
+  // At the budget itself an infeasible LP does prove that no schedule fits.
+  const bool reduced = relaxation.lp_budget_bytes < relaxation.budget_bytes;
+  result.status = relaxation.out.status == SolveStatus::kInfeasible && reduced
+                      ? SolveStatus::kNoSolution
+                      : relaxation.out.status;
   result.message = relaxation.out.message;
+  if (!relaxation.note.empty()) {
+    result.message = relaxation.note + (result.message.empty() ? "" : "; " + result.message);
+  }
   return result;
 }
 
@@ -49,7 +55,8 @@ void Finish(OptimizerResult& result) {
                       ? SolveStatus::kFeasible
                       : SolveStatus::kNoSolution;
   if (result.status == SolveStatus::kNoSolution) {
-    result.message = "no rounding fits the budget";
+    result.message = "no rounding fits the budget" +
+                     (result.message.empty() ? "" : "; " + result.message);
   }
 }
 
@@ -84,17 +91,41 @@ std::shared_ptr<const Relaxation> SolveRelaxation(const Graph& graph, int64_t bu
     return skipped;
   }
   const auto begin = std::chrono::steady_clock::now();
-  auto relaxation = std::make_shared<Relaxation>(
-      Relaxation{budget_bytes, eps, BuildCheckmateModel(graph, reduced, {.integer = false}), {}});
-  if (relaxation->model.proven_infeasible) {
-    relaxation->out.status = SolveStatus::kInfeasible;
-    relaxation->out.message = "some node and its inputs alone exceed the reduced budget";
-  } else {
+  auto relaxation = std::make_shared<Relaxation>();
+  relaxation->budget_bytes = budget_bytes;
+  relaxation->eps = eps;
+  // Solves the LP at `lp_budget` into `relaxation`.
+  auto solve_at = [&](int64_t lp_budget) {
+    relaxation->lp_budget_bytes = lp_budget;
+    relaxation->model = BuildCheckmateModel(graph, lp_budget, {.integer = false});
+    relaxation->out = {};
+    if (relaxation->model.proven_infeasible) {
+      relaxation->out.status = SolveStatus::kInfeasible;
+      relaxation->out.message = "some node and its inputs alone exceed the LP's budget";
+      return;
+    }
     LpOptions lp = options;  // building the model counts against the limit
     lp.time_limit_s = std::max(0.1, options.time_limit_s -
                                         std::chrono::duration<double>(
                                             std::chrono::steady_clock::now() - begin).count());
     relaxation->out = SolveLpWithClp(relaxation->model.lp, lp);
+  };
+  // Below the minimum peak no schedule fits, so the reduced LP would be infeasible: the room
+  // for rounding is then taken from the budget itself, which may still hold a schedule.
+  const int64_t min_peak = MinimumPeakLowerBound(graph);
+  if (reduced < min_peak && min_peak <= budget_bytes) {
+    relaxation->note = fmt::format("(1 - {}) of the budget is below the minimum peak {} B: the "
+                                   "LP saw the budget itself",
+                                   eps, min_peak);
+    solve_at(budget_bytes);
+    return relaxation;
+  }
+  solve_at(reduced);
+  if (relaxation->out.status == SolveStatus::kInfeasible && reduced < budget_bytes) {
+    relaxation->note = fmt::format("the LP is infeasible at (1 - {}) of the budget: it saw the "
+                                   "budget itself",
+                                   eps);
+    solve_at(budget_bytes);
   }
   return relaxation;
 }
@@ -107,7 +138,10 @@ OptimizerResult SolveApproxDeterministic(const Graph& graph, int64_t budget_byte
   OptimizerResult result = Empty("approx", relaxation);
   if (relaxation.out.status != SolveStatus::kOptimal) {
     if (relaxation.out.status == SolveStatus::kInfeasible) {
-      result.message = fmt::format("the LP is infeasible at (1 - {}) of the budget", options.eps);
+      result.message = relaxation.lp_budget_bytes < budget_bytes
+                           ? fmt::format("the LP is infeasible at (1 - {}) of the budget",
+                                         options.eps)
+                           : relaxation.note + "; the LP is infeasible at the budget itself too";
     }
     return result;
   }

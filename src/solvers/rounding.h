@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/graph.h"
@@ -16,6 +17,10 @@ namespace remat {
 struct Relaxation {
   int64_t budget_bytes = 0;  // the full budget it was solved for
   double eps = 0;
+  // The budget the LP saw: (1 - eps) of the full budget, or the full budget itself when that
+  // is below what any schedule needs (say, under the minimum peak) or the LP is infeasible there.
+  int64_t lp_budget_bytes = 0;
+  std::string note;          // why the LP saw the full budget, when it did
   CheckmateModel model;
   SolverOutput out;
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace remat {
 
@@ -42,6 +43,19 @@ std::string SolveStatusPhrase(const std::string& name) {
 double RelativeGap(double cost, double bound) {
   if (!(cost > 0)) return std::nan("");
   return std::max(0.0, cost - bound) / cost;
+}
+
+bool WithinGap(double cost, double bound, double relative_gap) {
+  return cost - bound <= relative_gap * std::max(1.0, std::fabs(cost));
+}
+
+double GapTargetCost(double bound, double relative_gap) {
+  if (relative_gap >= 1) return std::numeric_limits<double>::infinity();
+  return bound / (1 - relative_gap);
+}
+
+double BoundNeededFor(double cost, double relative_gap) {
+  return cost - relative_gap * std::max(1.0, std::fabs(cost));
 }
 
 }  // namespace remat

@@ -30,6 +30,21 @@ std::string SolveStatusPhrase(const std::string& name);
 // the one gap formula of remat: solvers, plans, sweeps, the CLI and Python all report it.
 double RelativeGap(double cost, double bound);
 
+// The one test of "proven within the gap target": cost - bound <= relative_gap * max(1, |cost|)
+// (the max keeps costs near 0 from demanding an exact bound). Solvers stop on it; tables call
+// such a row optimal.
+bool WithinGap(double cost, double bound, double relative_gap);
+
+// The largest cost that WithinGap accepts against `bound` when costs are at least 1:
+// bound / (1 - relative_gap); +infinity when relative_gap >= 1.
+double GapTargetCost(double bound, double relative_gap);
+
+// The smallest bound that proves `cost` within the gap target (WithinGap).
+double BoundNeededFor(double cost, double relative_gap);
+
+// The default gap target of every front end: 0.1%, the way MIP solvers' ratio gap is used.
+inline constexpr double kDefaultRelativeGap = 1e-3;
+
 struct SolverProgress {
   double elapsed_s = 0;
   double incumbent = std::numeric_limits<double>::infinity();  // model objective units
@@ -44,12 +59,18 @@ struct MipOptions {
   // 1.1 x time_limit_s + 3 (cbc_mip.cc).
   double hard_deadline_s = 0;
   int32_t threads = 1;
-  double relative_gap = 1e-4;  // stop when (incumbent - bound) / |incumbent| is below this
+  double relative_gap = kDefaultRelativeGap;  // stop when (incumbent - bound) / |incumbent| is below this
   int32_t seed = 1;
   bool verbose = false;        // solver log to stderr
   // Stop as soon as an incumbent's objective is at most this: a bound known from elsewhere
   // already proves such a solution optimal, so CBC need not prove it again.
   double stop_at_objective = -std::numeric_limits<double>::infinity();
+  // Stop as soon as the proven bound is at least this: the caller needs no tighter bound (say
+  // the absence-gap bound once it proves a known schedule within the gap target).
+  double stop_at_bound = std::numeric_limits<double>::infinity();
+  // When positive, stop once this many seconds pass without a new incumbent and without the
+  // gap narrowing by a tenth: a search that has stopped paying for its time.
+  double patience_s = 0;
   std::function<void(const SolverProgress&)> progress;  // called about once a second
 };
 
@@ -65,7 +86,7 @@ struct SolverOutput {
   double bound = -std::numeric_limits<double>::infinity();
   double seconds = 0;
   int64_t nodes = 0;
-  std::string message;         // solver's own words on errors and limits
+  std::string message;         // solver's own words on errors and limits, and why it stopped
 };
 
 }  // namespace remat

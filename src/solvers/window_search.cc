@@ -315,7 +315,19 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   int64_t columns = options.window_columns;
   // Windows proven optimal for the current incumbent at the current size, by first stage.
   std::set<std::pair<int32_t, int32_t>> proven;
-  while (left() > 1.0 && current.cost > options.stop_at_cost) {
+  double last_improvement_s = Since(begin);
+  auto stalled = [&] {
+    result.stalled = result.stalled || (options.patience_s > 0 &&
+                                        Since(begin) - last_improvement_s > options.patience_s);
+    return result.stalled;
+  };
+  // A window gets no more than the patience that is left (and at least enough to solve).
+  auto window_left = [&] {
+    if (options.patience_s <= 0) return left();
+    const double patience_left = options.patience_s - (Since(begin) - last_improvement_s);
+    return std::min(left(), std::max(1.5, patience_left));
+  };
+  while (left() > 1.0 && current.cost > options.stop_at_cost && !stalled()) {
     const SimulationResult sim = Simulate(graph, current.schedule);
     const std::vector<StageWindow> candidates =
         CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);
@@ -326,10 +338,10 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     bool improved = false;
     bool unproven = false;
     for (const StageWindow& window : candidates) {
-      if (left() <= 1.0) break;
+      if (left() <= 1.0 || stalled()) break;
       if (proven.count({window.first, window.last}) > 0) continue;
       std::optional<WindowOutcome> outcome =
-          SolveWindow(graph, budget_bytes, current, window, options, left);
+          SolveWindow(graph, budget_bytes, current, window, options, window_left);
       if (!outcome) continue;
       ++result.windows;
       if (outcome->status != SolveStatus::kOptimal) unproven = true;
@@ -337,6 +349,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
         current = std::move(*outcome->better);
         ++result.improvements;
         improved = true;
+        last_improvement_s = Since(begin);
       }
       if (!improved && outcome->status == SolveStatus::kOptimal) {
         proven.insert({window.first, window.last});
@@ -350,7 +363,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
       proven.clear();
       continue;
     }
-    if (left() <= 1.0) break;
+    if (left() <= 1.0 || stalled()) break;
     // A whole round without improvement: larger windows if CBC proved every one, else smaller.
     if (unproven) {
       columns = std::max<int64_t>(500, columns / 2);
@@ -362,6 +375,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
     }
     proven.clear();
   }
+  result.reached_target = current.cost <= options.stop_at_cost;
   if (result.improvements > 0) {
     current.parameters = fmt::format("{}; window search: {} {} tried, {} improved the schedule",
                                      base_parameters, result.windows,

@@ -32,6 +32,9 @@ struct WindowSearchOptions {
   int64_t max_window_columns = 200000;
   // Stop as soon as the incumbent costs at most this (a decision question, not the optimum).
   double stop_at_cost = -std::numeric_limits<double>::infinity();
+  // When positive, stop once this many seconds pass without an improving window (counted from
+  // the start of the search or its last improvement): the search has stopped paying its way.
+  double patience_s = 0;
   std::function<void(const WindowProgress&)> progress;  // after every window
 };
 
@@ -42,6 +45,8 @@ struct WindowSearchResult {
   // Every stage with recomputation was inside a window of the largest size tried that CBC
   // proved optimal for the current incumbent: no single window of that size improves it.
   bool local_optimum = false;
+  bool stalled = false;      // stopped by options.patience_s
+  bool reached_target = false;  // stopped because the cost met options.stop_at_cost
   bool repaired = false;     // the start was over the budget and windows made it fit
   // A start over the budget: its bytes over the budget summed over stages, before the repair
   // and after it (0 when repaired).

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/training_graph.h"
@@ -150,6 +151,32 @@ TEST(PlanReportTest, OptimalRunsLastAndIsNeverCostlierThanAnotherRow) {
     }
   }
   EXPECT_EQ(r.Best(), &r.rows[0]);
+}
+
+// Issue 26, item 2, as a property: on random graphs and budgets, with every strategy and short
+// limits, optimal is never costlier than any other strategy of the same plan.
+TEST(PlanReportTest, OptimalIsNeverCostlierThanAnyOtherStrategyOfThePlan) {
+  int32_t compared = 0;
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    const Graph g = seed % 2 == 1 ? testing::RandomTrainingGraph(seed, 3 + 2 * static_cast<int32_t>(seed))
+                                  : testing::RandomUnlabeledDag(seed, 8 + 3 * static_cast<int32_t>(seed), 0.3);
+    for (const char* budget : {"60%", "85%"}) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " budget " << budget);
+      const PlanReport r = PlanAtBudget(g, BudgetRequest{.budget_text = budget},
+                                        {.strategies = ParseStrategyList("all", g),
+                                         .settings = {.time_limit_s = 1}});
+      const auto optimal = std::find_if(r.rows.begin(), r.rows.end(),
+                                        [](const StrategyRow& row) { return row.strategy == "optimal"; });
+      ASSERT_NE(optimal, r.rows.end());
+      for (const StrategyRow& row : r.rows) {
+        if (!row.fits()) continue;
+        ASSERT_TRUE(optimal->fits()) << row.strategy << " fits, optimal does not: " << optimal->note;
+        EXPECT_LE(optimal->result->cost, row.result->cost) << row.strategy;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 20);
 }
 
 }  // namespace

@@ -37,17 +37,44 @@ TEST(RoundingTest, RandomizedRoundingIsReproducibleForASeed) {
   }
 }
 
-// linear(8) fits in 3 B (the optimum recomputes to cost 45), but rounding plans at
-// (1 - eps) of the budget, 2 B, where nothing fits: "none_found", never the proof "infeasible".
-TEST(RoundingTest, NoRoundingAtAFeasibleBudgetIsNotReportedInfeasible) {
+// linear(8) fits in 3 B (the optimum recomputes to cost 45), its minimum peak. (1 - eps) of the
+// budget, 2 B, is below it, where nothing fits: the LP then sees the budget itself and the
+// rounding finds a schedule (before, it gave up with "none_found").
+TEST(RoundingTest, RoundsFromTheBudgetItselfWhenTheReducedBudgetIsBelowTheMinimumPeak) {
   const Graph graph = LinearGraph(8);
+  ASSERT_EQ(MinimumPeakLowerBound(graph), 3);
   const OptimizerResult optimal = SolveOptimal(graph, 3);
   ASSERT_TRUE(optimal.schedule.has_value());
-  EXPECT_EQ(optimal.schedule->status, FitStatus::kFits);
-  const OptimizerResult approx = SolveApproxDeterministic(graph, 3);
+  const std::shared_ptr<const Relaxation> relaxation = SolveRelaxation(graph, 3, 0.1, {});
+  EXPECT_EQ(relaxation->lp_budget_bytes, 3);
+  EXPECT_NE(relaxation->note.find("below the minimum peak"), std::string::npos);
+  for (const OptimizerResult& approx :
+       {SolveApproxDeterministic(graph, 3), SolveApproxRandomized(graph, 3)}) {
+    ASSERT_TRUE(approx.schedule.has_value()) << approx.message;
+    EXPECT_EQ(approx.status, SolveStatus::kFeasible) << approx.message;
+    EXPECT_EQ(approx.schedule->status, FitStatus::kFits);
+    EXPECT_LE(approx.schedule->peak_bytes, 3);
+    EXPECT_GE(approx.schedule->cost, optimal.schedule->cost - 1e-9);
+    EXPECT_NE(approx.message.find("the LP saw the budget itself"), std::string::npos);
+  }
+}
+
+// Above the minimum peak the reduced budget keeps its room for rounding (the paper's rule).
+TEST(RoundingTest, KeepsTheReducedBudgetWhereTheLpIsFeasible) {
+  const Graph graph = LinearGraph(8);
+  const std::shared_ptr<const Relaxation> relaxation = SolveRelaxation(graph, 8, 0.25, {});
+  EXPECT_EQ(relaxation->lp_budget_bytes, 6);
+  EXPECT_TRUE(relaxation->note.empty()) << relaxation->note;
+  EXPECT_EQ(relaxation->out.status, SolveStatus::kOptimal);
+}
+
+// Below the minimum peak no LP is solved at the budget: "none_found", never the proof
+// "infeasible", which belongs to the bound.
+TEST(RoundingTest, NoRoundingBelowTheMinimumPeakIsNotReportedInfeasible) {
+  const Graph graph = LinearGraph(8);
+  const OptimizerResult approx = SolveApproxDeterministic(graph, 2);
   EXPECT_EQ(approx.status, SolveStatus::kNoSolution);
   EXPECT_STREQ(SolveStatusName(approx.status), "none_found");
-  EXPECT_EQ(SolveApproxRandomized(graph, 3).status, SolveStatus::kNoSolution);
 }
 
 TEST(RoundingTest, RejectsAnAllowanceOutsideZeroToOne) {
