@@ -164,7 +164,9 @@ LoadedGraph LoadGraphSource(const GraphSource& source) {
 
 void AddBudgetOptions(CLI::App& command, BudgetArgs& args) {
   command.add_option("--budget", args.budget_text,
-                     "activation budget: bytes, 16GiB, 512MB, or 60% of the no-remat peak");
+                     "activation budget: bytes, 16GiB, 512MB, 60% of the no-remat peak, or min "
+                     "(the smallest budget remat finds a schedule for, with a lower bound on "
+                     "every schedule's peak)");
   command.add_option("--memory", args.memory_text,
                      "device memory; the activation budget is this minus the fixed memory");
   command.add_option("--fixed-memory", args.fixed_text,

@@ -64,7 +64,24 @@ std::string NoFitText(const PlanReport& report) {
     text += fmt::format("; the smallest budget for which remat found a schedule is {}",
                         FormatBytesApart(budget, *smallest).second);
   }
+  if (!report.min_budget) text += "; --budget min searches for the smallest budget";
   return text;
+}
+
+// The smallest budget's line: what was found, by what, and what no schedule can go below.
+std::string MinBudgetText(const MinBudget& m) {
+  const auto [peak, bound] = FormatBytesApart(m.peak_bytes, m.lower_bound_bytes);
+  return fmt::format("smallest budget: {}{}, found by {}; no schedule peaks below {} ({}); "
+                     "gap {}; searched {:.1f} s: {}",
+                     peak, m.peak_bytes < 1024 ? "" : fmt::format(" ({} B)", m.peak_bytes),
+                     m.found_by, bound, m.bound_source,
+                     FormatPercent(m.gap(), 1.0), m.seconds, m.note);
+}
+
+nlohmann::json MinBudgetJson(const MinBudget& m) {
+  return {{"peak_bytes", m.peak_bytes}, {"lower_bound_bytes", m.lower_bound_bytes},
+          {"gap", m.gap()}, {"bound_source", m.bound_source}, {"found_by", m.found_by},
+          {"note", m.note}, {"seconds", m.seconds}};
 }
 
 std::string BoundText(const BestBound& best) {
@@ -103,6 +120,7 @@ void PrintJson(const LoadedGraph& loaded, const PlanReport& report, const Solver
                   {"patience_s", settings.patience_s}, {"seed", settings.seed},
                   {"eps", settings.eps}, {"rounds", settings.rounds}}},
       {"results", results}};
+  if (report.min_budget) doc["min_budget"] = MinBudgetJson(*report.min_budget);
   fmt::print("{}\n", doc.dump(2));
   if (!report.any_fits()) fmt::print(stderr, "remat: {}\n", NoFitText(report));
 }
@@ -132,6 +150,7 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
   PrintWrapped(fmt::format("activation budget: {}, {:.1f}% of the no-remat peak {}",
                            report.budget.Describe(), percent,
                            FormatBytes(report.no_remat.peak_bytes)));
+  if (report.min_budget) PrintWrapped(MinBudgetText(*report.min_budget));
   if (report.bound) PrintWrapped("cost lower bound: " + BoundText(*report.bound));
   std::vector<std::vector<std::string>> table;
   std::string choices;
@@ -162,16 +181,17 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
 // remat-run would execute over its budget is never written.
 void SaveSchedule(const SolveOptions& options, const Graph& graph, const PlanReport& report) {
   const StrategyRow* best = report.Best();
-  if (best == nullptr) {
+  if (best == nullptr && !report.min_budget) {
     fmt::print(stderr, "remat: no schedule within the budget; {} not written\n",
                options.output_path);
     return;
   }
-  const StrategyResult& r = *best->result;
+  // Without a fitting row, the smallest budget's own schedule (it fits at its peak).
+  const StrategyResult& r = best != nullptr ? *best->result : report.min_budget->schedule;
   SaveScheduleFile(graph, r.schedule,
                    {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
                     .budget_bytes = report.budget.activation_bytes,
-                    .solver_status = best->solver_status,
+                    .solver_status = best != nullptr ? best->solver_status : "feasible",
                     .lower_bound_cost = report.lower_bound()},
                    options.output_path);
   if (options.json) return;
@@ -199,7 +219,7 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
     PrintTable(options, loaded, report);
   }
   if (!options.output_path.empty()) SaveSchedule(options, graph, report);
-  exit_code = report.any_fits() ? kExitOk : kExitNoFeasibleSchedule;
+  exit_code = report.any_fits() || report.min_budget ? kExitOk : kExitNoFeasibleSchedule;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
   BudgetPointResult result;
   result.rows.resize(names.size());
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
+  shared.best = request.known;
   auto step = [&](const std::string& what) {
     if (request.progress != nullptr) {
       request.progress->Start(request.where.empty() ? what : what + " " + request.where);

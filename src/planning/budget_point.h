@@ -24,6 +24,9 @@ struct BudgetPointRequest {
   std::string spent_note = "skipped: the total time limit is spent";
   const WorkProgress* progress = nullptr;  // Start/Finish around each step when given
   std::string where;  // appended to the progress text, e.g. "at 1.00 GiB (budget 2/5)"
+  // A schedule known to fit this budget (say the smallest budget's own): the bound's target
+  // and optimal's floor, as if a strategy had found it.
+  std::optional<StrategyResult> known;
 };
 
 struct BudgetPointResult {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
 #include "planning/budget_point.h"
 #include "planning/time_left.h"
 #include "strategies/checkpoint_all.h"
@@ -104,7 +105,8 @@ void RaiseToSolverBound(PlanReport& report) {
 }
 
 PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
-                             const NoRematReference& no_remat, const PlanRequest& request) {
+                             const NoRematReference& no_remat, const PlanRequest& request,
+                             const std::optional<StrategyResult>& known = std::nullopt) {
   PlanReport report;
   report.budget = budget;
   report.no_remat = no_remat;
@@ -116,7 +118,7 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   BudgetPointResult point = PlanOneBudget(
       graph, budget.activation_bytes,
       {.strategies = request.strategies, .settings = request.settings,
-       .lower_bound = request.lower_bound, .bound_share = 0.5},
+       .lower_bound = request.lower_bound, .bound_share = 0.5, .known = known},
       left);
   report.bound = std::move(point.bound);
   report.rows = std::move(point.rows);
@@ -130,10 +132,28 @@ PlanReport PlanAtBudget(const Graph& graph, const Budget& budget, const PlanRequ
   return PlanWithReference(graph, budget, NoRemat(graph), request);
 }
 
+bool IsMinBudget(const std::string& budget_text) { return budget_text == "min"; }
+
 PlanReport PlanAtBudget(const Graph& graph, const BudgetRequest& budget,
                         const PlanRequest& request) {
   const NoRematReference no_remat = NoRemat(graph);
-  return PlanWithReference(graph, ResolveBudget(budget, no_remat.peak_bytes), no_remat, request);
+  if (!IsMinBudget(budget.budget_text)) {
+    return PlanWithReference(graph, ResolveBudget(budget, no_remat.peak_bytes), no_remat, request);
+  }
+  if (!budget.memory_text.empty()) {
+    throw UsageError(fmt::format("give either {} or {}, not both", budget.names.budget,
+                                 budget.names.memory));
+  }
+  const TimeLeft left(request.total_time_limit_s);
+  MinBudget smallest = FindMinimumBudget(
+      graph, {.time_limit_s = left.Cap(request.settings.time_limit_s, 0.5),
+              .threads = request.settings.threads});
+  PlanRequest rest = request;
+  if (request.total_time_limit_s > 0) rest.total_time_limit_s = std::max(1e-3, left.Left());
+  PlanReport report = PlanWithReference(graph, Budget{.activation_bytes = smallest.peak_bytes},
+                                        no_remat, rest, smallest.schedule);
+  report.min_budget = std::move(smallest);
+  return report;
 }
 
 }  // namespace remat

@@ -10,6 +10,7 @@
 
 #include "core/graph.h"
 #include "planning/budget.h"
+#include "planning/min_budget.h"
 #include "planning/strategy_runner.h"
 #include "solvers/lower_bound.h"
 
@@ -56,6 +57,9 @@ struct PlanReport {
   std::optional<BestBound> bound;
   double relative_gap = kDefaultRelativeGap;  // the tolerance within which a cost meeting the bound is optimal
   std::vector<StrategyRow> rows;  // in the order asked
+  // With the budget "min": the smallest budget found, its schedule and the bound on it; the
+  // budget is then that smallest peak, and its schedule was offered to optimal.
+  std::optional<MinBudget> min_budget;
 
   // The bound's cost when one was proven (not when the budget was shown infeasible).
   std::optional<double> lower_bound() const;
@@ -78,9 +82,14 @@ struct PlanReport {
 // local-search's) and reuses the bound.
 PlanReport PlanAtBudget(const Graph& graph, const Budget& budget, const PlanRequest& request);
 
-// The same, resolving `budget` first (percentages are of the no-remat peak).
+// The same, resolving `budget` first (percentages are of the no-remat peak). A budget text of
+// "min" (IsMinBudget) first searches the smallest budget (FindMinimumBudget, with at most half
+// of a total time limit, else the per-run limit) and plans at it.
 PlanReport PlanAtBudget(const Graph& graph, const BudgetRequest& budget,
                         const PlanRequest& request);
+
+// True for the budget text that asks for the smallest budget: "min".
+bool IsMinBudget(const std::string& budget_text);
 
 // RelativeGap of a fitting row to `bound`; nullopt without both or at cost 0.
 std::optional<double> GapToBound(const StrategyRow& row, const std::optional<double>& bound);

@@ -55,7 +55,8 @@ double GapTargetCost(double bound, double relative_gap) {
 }
 
 double BoundNeededFor(double cost, double relative_gap) {
-  return cost - relative_gap * std::max(1.0, std::fabs(cost));
+  // A hair less than the gap allows, so that WithinGap accepts it despite rounding.
+  return cost - relative_gap * std::max(1.0, std::fabs(cost)) * (1 - 1e-12);
 }
 
 }  // namespace remat

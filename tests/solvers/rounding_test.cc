@@ -68,13 +68,15 @@ TEST(RoundingTest, KeepsTheReducedBudgetWhereTheLpIsFeasible) {
   EXPECT_EQ(relaxation->out.status, SolveStatus::kOptimal);
 }
 
-// Below the minimum peak no LP is solved at the budget: "none_found", never the proof
-// "infeasible", which belongs to the bound.
-TEST(RoundingTest, NoRoundingBelowTheMinimumPeakIsNotReportedInfeasible) {
+// Below the minimum peak the reduced LP is infeasible and so is the LP at the budget itself:
+// that LP is a relaxation of every schedule, so its infeasibility is the proof "infeasible".
+// Only an infeasible reduced LP, with the budget's own not tried, is "none_found".
+TEST(RoundingTest, AnInfeasibleLpAtTheBudgetItselfIsAProof) {
   const Graph graph = LinearGraph(8);
   const OptimizerResult approx = SolveApproxDeterministic(graph, 2);
-  EXPECT_EQ(approx.status, SolveStatus::kNoSolution);
-  EXPECT_STREQ(SolveStatusName(approx.status), "none_found");
+  EXPECT_EQ(approx.status, SolveStatus::kInfeasible) << approx.message;
+  EXPECT_NE(approx.message.find("at the budget itself too"), std::string::npos) << approx.message;
+  EXPECT_FALSE(approx.schedule);
 }
 
 TEST(RoundingTest, RejectsAnAllowanceOutsideZeroToOne) {

@@ -1,0 +1,150 @@
+// The smallest budget: heuristics bisected over budgets, window repair below the best peak,
+// and the LP relaxation's infeasibility bisected for a certified bound.
+#include "planning/min_budget.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/cancellation.h"
+#include "core/sizes.h"
+#include "solvers/checkmate_solver.h"
+#include "solvers/lower_bound.h"
+#include "solvers/window_search.h"
+#include "strategies/best_heuristic.h"
+#include "strategies/checkpoint_all.h"
+#include "strategies/eviction.h"
+
+namespace remat {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Budgets closer than this share of the peak are not told apart by the searches.
+constexpr double kResolution = 1e-4;
+
+bool Close(int64_t lo, int64_t hi) {
+  return hi - lo <= std::max<int64_t>(1, static_cast<int64_t>(kResolution * static_cast<double>(hi)));
+}
+
+}  // namespace
+
+double MinBudget::gap() const {
+  if (peak_bytes <= 0) return 0;
+  return static_cast<double>(std::max<int64_t>(0, peak_bytes - lower_bound_bytes)) /
+         static_cast<double>(peak_bytes);
+}
+
+MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options) {
+  const auto begin = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - begin).count(); };
+  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - elapsed(); };
+  MinBudget result;
+  result.lower_bound_bytes = MinimumPeakLowerBound(graph);
+  result.bound_source = "a node and its inputs";
+  // Every schedule counts by its own peak; among equal peaks the cheaper is kept.
+  result.schedule = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  result.found_by = "no rematerialization";
+  auto consider = [&](const StrategyResult& r, const std::string& how) {
+    if (r.peak_bytes < result.schedule.peak_bytes ||
+        (r.peak_bytes == result.schedule.peak_bytes && r.cost < result.schedule.cost)) {
+      result.schedule = r;
+      result.found_by = how;
+    }
+  };
+  auto best_peak = [&] { return result.schedule.peak_bytes; };
+  std::vector<std::string> notes;
+
+  // 1. Eviction bisected over budgets: a fit lowers the top to its peak, a miss raises the floor
+  // of the search (not of the bound: a heuristic's miss proves nothing).
+  int32_t tries = 0;
+  {
+    int64_t lo = result.lower_bound_bytes;
+    while (!Close(lo, best_peak()) && left() > 0.7 * options.time_limit_s) {
+      const int64_t mid = lo + (best_peak() - lo) / 2;
+      const StrategyResult r = Evict(graph, mid, {.time_limit_s = std::max(0.05, left() * 0.1)});
+      ++tries;
+      consider(r, fmt::format("evict at a budget of {} B", mid));
+      if (r.peak_bytes > mid) lo = mid + 1;
+    }
+    // Local search just below the best peak may still find a lower one.
+    if (left() > 0.6 * options.time_limit_s && best_peak() > result.lower_bound_bytes) {
+      const int64_t below = std::max(result.lower_bound_bytes, best_peak() - 1);
+      consider(BestHeuristic(graph, below, {.time_limit_s = std::max(0.05, left() * 0.1)}),
+               fmt::format("local-search at a budget of {} B", below));
+      ++tries;
+    }
+    notes.push_back(fmt::format("{} heuristic runs bisected over budgets ({:.1f} s)", tries,
+                                elapsed()));
+  }
+
+  // 2. The bound: the LP relaxation is infeasible below some budget; bisect for it while its
+  // model fits the time (a third of what is left).
+  {
+    const double bound_until = elapsed() + left() / 3;
+    const int64_t columns = EstimateCheckmateColumns(graph);
+    int32_t solves = 0;
+    int64_t lo = result.lower_bound_bytes;
+    int64_t hi = best_peak();  // the LP is feasible where a schedule fits
+    std::string stopped;
+    while (!Close(lo, hi)) {
+      const double budget_s = bound_until - elapsed();
+      if (CancelRequested() || !LpFitsTime(columns, budget_s)) {
+        stopped = solves == 0 ? fmt::format("; LP bound skipped: about {} columns, too many for "
+                                            "{:.0f} s",
+                                            columns, std::max(0.0, budget_s))
+                              : "; LP bisection stopped at its time";
+        break;
+      }
+      const int64_t mid = lo + (hi - lo) / 2;
+      const LowerBound lp = LpLowerBound(graph, mid, {.time_limit_s = budget_s});
+      ++solves;
+      if (lp.status == SolveStatus::kInfeasible) {
+        lo = mid + 1;
+        result.lower_bound_bytes = std::max(result.lower_bound_bytes, mid + 1);
+        result.bound_source = fmt::format("LP relaxation infeasible at {} B", mid);
+      } else if (lp.status == SolveStatus::kOptimal) {
+        hi = mid;
+      } else {
+        stopped = fmt::format("; LP bisection stopped: {}", SolveStatusPhrase(lp.status));
+        break;
+      }
+    }
+    notes.push_back(fmt::format("{} LP solves bisected for the bound{}", solves, stopped));
+  }
+
+  // 3. Window repair on the elastic model at budgets below the best peak: a repaired schedule
+  // fits a budget no heuristic reached. The target halves the distance to the bound each time.
+  {
+    int32_t repairs = 0, repaired = 0;
+    int64_t lo = result.lower_bound_bytes;
+    while (!Close(lo, best_peak()) && left() > 1.0) {
+      const int64_t target = lo + (best_peak() - lo) / 2;
+      const RepairResult r = RepairByWindows(
+          graph, target, result.schedule,
+          {.time_limit_s = std::min(left(), std::max(1.0, left() / 3)), .threads = options.threads});
+      ++repairs;
+      if (r.fitting) {
+        ++repaired;
+        consider(*r.fitting, fmt::format("window repair at a budget of {} B", target));
+      } else {
+        lo = target + 1;  // the search's floor, not a bound
+      }
+    }
+    notes.push_back(fmt::format("{} window repairs below the best peak, {} fitted", repairs,
+                                repaired));
+  }
+  result.peak_bytes = result.schedule.peak_bytes;
+  result.lower_bound_bytes = std::min(result.lower_bound_bytes, result.peak_bytes);
+  result.schedule.status = FitStatus::kFits;  // at its own peak, the smallest budget found
+  result.schedule.parameters = result.found_by + "; " + result.schedule.parameters;
+  result.schedule.strategy = "the smallest-budget search";
+  result.note = fmt::format("{}", fmt::join(notes, "; "));
+  result.seconds = elapsed();
+  return result;
+}
+
+}  // namespace remat
