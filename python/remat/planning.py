@@ -16,7 +16,7 @@ from typing import Callable, Optional, Sequence, Tuple, Union
 from remat import _core
 from remat.errors import UsageError
 
-__all__ = ["PlanRow", "PlanReport", "SweepPoint", "BatchProbe", "BatchSearch",
+__all__ = ["PlanRow", "PlanReport", "MinBudget", "SweepPoint", "BatchProbe", "BatchSearch",
            "MaxBatchReport", "plan", "sweep", "max_batch", "relative_gap"]
 
 Size = Union[int, str]
@@ -44,6 +44,7 @@ class PlanRow:
     parameters: str
     note: str
     schedule: Optional[_core.Schedule]
+    stop_reason: str = ""  # optimal: why it ended ("gap target reached", "proven optimal", ...)
 
     @property
     def fits(self) -> bool:
@@ -59,10 +60,29 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
+class MinBudget:
+    """The smallest budget (``budget="min"``): the least peak of any schedule found
+    (``peak_bytes``, with its ``schedule`` and ``cost``), a certified lower bound on the least
+    peak of every schedule (``lower_bound_bytes``, from ``bound_source``) and the ``gap``
+    between them, (peak - bound) / peak."""
+
+    peak_bytes: int
+    lower_bound_bytes: int
+    gap: float
+    bound_source: str
+    found_by: str
+    note: str
+    seconds: float
+    cost: float
+    schedule: _core.Schedule
+
+
+@dataclass(frozen=True)
 class PlanReport:
     """``remat solve`` in Python: the budget, the no-remat reference, the minimum-peak bound,
     the best lower bound on cost (``lower_bound``, from ``lower_bound_source``) and one row per
-    strategy in the order asked."""
+    strategy in the order asked. With ``budget="min"``, ``min_budget`` says what the smallest
+    budget is and how far it is proven."""
 
     budget_bytes: int
     device_bytes: Optional[int]
@@ -74,6 +94,7 @@ class PlanReport:
     lower_bound_source: Optional[str]
     lower_bound_status: Optional[str]
     rows: Tuple[PlanRow, ...]
+    min_budget: Optional[MinBudget] = None
 
     def best(self) -> Optional[PlanRow]:
         """The cheapest fitting row (the first asked among equals), or None."""
@@ -191,7 +212,8 @@ def _row(row: _core.StrategyRow, no_remat_cost: float, gap: Optional[float]) -> 
         overhead=row.cost / no_remat_cost if found and no_remat_cost > 0 else None,
         peak_bytes=row.peak_bytes if found else None, gap=gap,
         solver_lower_bound=row.own_bound, seconds=row.seconds,
-        parameters=row.parameters, note=row.note, schedule=row.schedule)
+        parameters=row.parameters, note=row.note, schedule=row.schedule,
+        stop_reason=row.stop_reason)
 
 
 def _gap(row: _core.StrategyRow, bound: Optional[float]) -> Optional[float]:
@@ -204,7 +226,8 @@ def _gap(row: _core.StrategyRow, bound: Optional[float]) -> Optional[float]:
 def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[Size] = None,
          fixed_bytes: Optional[int] = None, strategies: Strategies = "all",
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
-         lower_bound: bool = True) -> PlanReport:
+         lower_bound: bool = True, gap: float = 1e-3,
+         patience_s: Optional[float] = None) -> PlanReport:
     """Plans ``graph`` at one budget with each strategy, as ``remat solve`` does.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -212,14 +235,22 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     the size. ``strategies`` is ``"all"``, a name or a list of ``remat.strategy_names()``.
     ``time_limit_s`` bounds the whole call: the lower bound (at most half of it) and every
     strategy together; a strategy reached after it is spent is skipped (status
-    ``no_schedule``, solver status ``skipped``). Raises UsageError or InputError.
+    ``no_schedule``, solver status ``skipped``). ``budget="min"`` first searches the smallest
+    budget (at most half the time) and plans at it (``min_budget``). ``gap`` is optimal's gap
+    target and ``patience_s`` how long it goes on without improving (None: automatic), as
+    ``--gap`` and ``--patience``. Raises UsageError or InputError.
     """
     if fixed_bytes is not None and (isinstance(fixed_bytes, bool) or
                                     not isinstance(fixed_bytes, int) or fixed_bytes < 0):
         raise UsageError(f"fixed_bytes must be an int >= 0, got {fixed_bytes!r}")
-    report = _core._plan(graph, _size_text(budget, "budget"), _size_text(memory, "memory"),
+    if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
+        raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
+    patience = 0.0 if patience_s is None else _limit(patience_s, "patience_s")
+    budget_text = "min" if budget == "min" else _size_text(budget, "budget")
+    report = _core._plan(graph, budget_text, _size_text(memory, "memory"),
                          fixed_bytes, _strategies(strategies), _limit(time_limit_s), threads,
-                         seed, lower_bound)
+                         seed, lower_bound, float(gap), patience)
+    smallest = report.min_budget
     bound = report.bound
     proven = report.lower_bound
     return PlanReport(
@@ -228,7 +259,12 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
         no_remat_peak_bytes=report.no_remat_peak_bytes, min_peak_bytes=report.min_peak_bytes,
         lower_bound=proven, lower_bound_source=bound.source if proven is not None else None,
         lower_bound_status=bound.status if bound is not None else None,
-        rows=tuple(_row(r, report.no_remat_cost, report.gap(r)) for r in report.rows))
+        rows=tuple(_row(r, report.no_remat_cost, report.gap(r)) for r in report.rows),
+        min_budget=None if smallest is None else MinBudget(
+            peak_bytes=smallest.peak_bytes, lower_bound_bytes=smallest.lower_bound_bytes,
+            gap=smallest.gap, bound_source=smallest.bound_source, found_by=smallest.found_by,
+            note=smallest.note, seconds=smallest.seconds, cost=smallest.cost,
+            schedule=smallest.schedule))
 
 
 def sweep(graph: _core.Graph, *, budgets: Optional[Sequence[Size]] = None,

@@ -3,6 +3,7 @@
 // builder reacquires the GIL.
 #include "planning_bindings.h"
 
+#include <cmath>
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
@@ -56,13 +57,21 @@ Budget ResolveBudgetFor(const Graph& graph, const std::string& budget, const std
 }
 
 // Python's time_limit_s bounds the whole plan: the bound and every strategy together.
+// gap (optimal's gap target) and patience_s (0: automatic) as the CLI's --gap and --patience.
 PlanReport Plan(const Graph& graph, const std::string& budget, const std::string& memory,
                 std::optional<int64_t> fixed_bytes, const std::vector<std::string>& strategies,
-                double time_limit_s, int32_t threads, int32_t seed, bool lower_bound) {
+                double time_limit_s, int32_t threads, int32_t seed, bool lower_bound,
+                double gap, double patience_s) {
+  if (!(gap >= 0 && gap <= 1)) throw UsageError("gap must be between 0 and 1");
+  if (!(patience_s >= 0 && std::isfinite(patience_s))) {
+    throw UsageError("patience_s must be a finite number > 0");
+  }
   const BudgetRequest request{.budget_text = budget, .memory_text = memory,
                               .model_fixed_bytes = fixed_bytes, .names = kPythonNames};
-  const PlanRequest plan{.strategies = Strategies(strategies, graph),
-                         .settings = Settings(time_limit_s, threads, seed),
+  SolverSettings settings = Settings(time_limit_s, threads, seed);
+  settings.relative_gap = gap;
+  settings.patience_s = patience_s;
+  const PlanRequest plan{.strategies = Strategies(strategies, graph), .settings = settings,
                          .lower_bound = lower_bound, .total_time_limit_s = time_limit_s};
   std::optional<PlanReport> report;
   RunInterruptibly([&] { report = PlanAtBudget(graph, request, plan); });
@@ -160,8 +169,19 @@ void BindResults(py::module_& m) {
       .def_readonly("min_peak_bytes", &PlanReport::min_peak_bytes)
       .def_readonly("bound", &PlanReport::bound)
       .def_readonly("rows", &PlanReport::rows)
+      .def_readonly("min_budget", &PlanReport::min_budget)
       .def_property_readonly("lower_bound", &PlanReport::lower_bound)
       .def("gap", &PlanReport::Gap, py::arg("row"));
+  py::class_<MinBudget>(m, "_MinBudget")
+      .def_readonly("peak_bytes", &MinBudget::peak_bytes)
+      .def_readonly("lower_bound_bytes", &MinBudget::lower_bound_bytes)
+      .def_property_readonly("gap", &MinBudget::gap)
+      .def_readonly("bound_source", &MinBudget::bound_source)
+      .def_readonly("found_by", &MinBudget::found_by)
+      .def_readonly("note", &MinBudget::note)
+      .def_readonly("seconds", &MinBudget::seconds)
+      .def_property_readonly("schedule", [](const MinBudget& m) { return m.schedule.schedule; })
+      .def_property_readonly("cost", [](const MinBudget& m) { return m.schedule.cost; });
   py::class_<SweepPoint>(m, "_SweepPoint")
       .def_readonly("budget_bytes", &SweepPoint::budget_bytes)
       .def_readonly("lower_bound", &SweepPoint::lower_bound)
@@ -210,7 +230,8 @@ void BindPlanning(py::module_& m) {
         py::arg("memory"), py::arg("fixed_bytes"));
   m.def("_plan", &Plan, py::arg("graph"), py::arg("budget"), py::arg("memory"),
         py::arg("fixed_bytes"), py::arg("strategies"), py::arg("time_limit_s"),
-        py::arg("threads"), py::arg("seed"), py::arg("lower_bound"));
+        py::arg("threads"), py::arg("seed"), py::arg("lower_bound"), py::arg("gap"),
+        py::arg("patience_s"));
   m.def("_sweep", &Sweep, py::arg("graph"), py::arg("budgets"), py::arg("from_text"),
         py::arg("to_text"), py::arg("points"), py::arg("strategies"), py::arg("time_limit_s"),
         py::arg("threads"), py::arg("seed"), py::arg("lower_bound"),

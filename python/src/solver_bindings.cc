@@ -28,6 +28,7 @@ void BindStrategies(py::module_& m) {
 
   py::class_<StrategyRow>(m, "StrategyRow")
       .def_readonly("strategy", &StrategyRow::strategy)
+      .def_readonly("stop_reason", &StrategyRow::stop_reason)
       .def_property_readonly("fits", &StrategyRow::fits)
       .def_property_readonly("found", [](const StrategyRow& r) { return r.result.has_value(); })
       .def_property_readonly("cost",

@@ -34,7 +34,7 @@ void AddSolverSettingOptions(CLI::App& command, SolverSettings& settings) {
       ->check(FiniteRange(0.0, 1.0));
   command.add_option("--patience", settings.patience_s,
                      "optimal: seconds without improvement after which it stops (default: the "
-                     "larger of 2 s, 5% of the time limit and the time its start and bound took)")
+                     "larger of 1 s and half the time its start and bound took)")
       ->check(FiniteRange(0.001, 1e7));
   command.add_option("--seed", settings.seed, "solver and rounding seed (default 1)");
   command.add_option("--eps", settings.eps,

@@ -25,6 +25,9 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
   auto done = [&] {
     if (request.progress != nullptr) request.progress->Finish();
   };
+  // Time spent on optimal's behalf before it runs: its start (when computed for the bound) is
+  // part of its time limit, and with the bound part of what its patience grows with.
+  double start_s = 0, bound_s = 0;
   auto run = [&](size_t i) {
     const std::string& name = names[i];
     step(name);
@@ -33,6 +36,10 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
     } else {
       SolverSettings capped = settings;
       capped.time_limit_s = total.Cap(settings.time_limit_s, 1.0);
+      if (name == "optimal") {
+        capped.time_limit_s = std::max(1e-3, capped.time_limit_s - start_s);
+        capped.time_before_s = start_s + bound_s;
+      }
       result.rows[i] = RunStrategy(name, graph, budget_bytes, capped, &shared);
     }
     done();
@@ -47,11 +54,13 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
   if (request.lower_bound) {
     if (optimal_asked && !shared.heuristic && !total.Spent() && !CancelRequested()) {
       // Optimal's start, computed now so that the bound knows the cost it must prove.
+      const TimeLeft timer(0);
       shared.heuristic = BestHeuristic(
           graph, budget_bytes,
           {.time_limit_s = total.Cap(std::min(30.0, settings.time_limit_s / 4), 1.0),
            .evicted = shared.evicted});
       if (!shared.best || IsBetter(*shared.heuristic, *shared.best)) shared.best = shared.heuristic;
+      start_s = timer.Elapsed();
     }
     step("lower bound");
     if (total.Spent() || CancelRequested()) {
@@ -68,6 +77,7 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
       if (result.bound->status != SolveStatus::kInfeasible) {
         shared.lower_bound = result.bound->cost;
       }
+      bound_s = result.bound->seconds;
     }
     done();
   }

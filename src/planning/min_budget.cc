@@ -11,6 +11,8 @@
 
 #include "core/cancellation.h"
 #include "core/sizes.h"
+#include "solvers/cbc_mip.h"
+#include "solvers/checkmate_model.h"
 #include "solvers/checkmate_solver.h"
 #include "solvers/lower_bound.h"
 #include "solvers/window_search.h"
@@ -116,18 +118,70 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     notes.push_back(fmt::format("{} LP solves bisected for the bound{}", solves, stopped));
   }
 
-  // 3. Window repair on the elastic model at budgets below the best peak: a repaired schedule
+  // 3. The MILP itself decides budgets exactly on models small enough: bisected between the
+  // bound and the best peak, a solution is a schedule peaking lower, a proof of infeasibility a
+  // higher bound. It stops at the first budget it cannot decide in its time.
+  {
+    const int64_t columns = EstimateCheckmateColumns(graph);
+    int32_t solves = 0, found = 0, proven = 0;
+    std::string stopped;
+    const double milp_until = elapsed() + 0.6 * left();
+    while (!Close(result.lower_bound_bytes, best_peak())) {
+      const double budget_s = milp_until - elapsed();
+      if (CancelRequested() || !LpFitsTime(columns, budget_s / 4)) {
+        if (solves == 0) stopped = "; MILP skipped: its model is too large for the time left";
+        break;
+      }
+      const int64_t mid = result.lower_bound_bytes + (best_peak() - result.lower_bound_bytes) / 2;
+      const CheckmateModel model = BuildCheckmateModel(graph, mid, {.integer = true});
+      ++solves;
+      if (model.proven_infeasible) {
+        ++proven;
+        result.lower_bound_bytes = mid + 1;
+        result.bound_source = fmt::format("the MILP is infeasible at {} B", mid);
+        continue;
+      }
+      // Any solution answers the question: stop at the first one.
+      const SolverOutput out = SolveMipWithCbc(
+          model.lp, {},
+          {.time_limit_s = 0.9 * budget_s, .hard_deadline_s = budget_s, .threads = options.threads,
+           .stop_at_objective = std::numeric_limits<double>::infinity()});
+      if (out.status == SolveStatus::kInfeasible) {
+        ++proven;
+        result.lower_bound_bytes = mid + 1;
+        result.bound_source = fmt::format("the MILP is infeasible at {} B", mid);
+      } else if (!out.values.empty()) {
+        const StrategyResult decoded = DecodeSchedule(graph, model, out.values, 0.5, mid, "optimal",
+                                                      "a MILP solution");
+        if (decoded.status != FitStatus::kFits) break;  // cannot happen: the simulator agrees
+        ++found;
+        consider(decoded, fmt::format("the MILP at a budget of {} B", mid));
+      } else {
+        stopped = fmt::format("; MILP stopped undecided at {} B ({})", mid,
+                              SolveStatusPhrase(out.status));
+        break;
+      }
+    }
+    if (solves > 0 || !stopped.empty()) {
+      notes.push_back(fmt::format("{} MILP solves bisected ({} schedules, {} proofs){}", solves,
+                                  found, proven, stopped));
+    }
+  }
+
+  // 4. Window repair on the elastic model at budgets below the best peak: a repaired schedule
   // fits a budget no heuristic reached. The target halves the distance to the bound each time.
   {
     int32_t repairs = 0, repaired = 0;
     int64_t lo = result.lower_bound_bytes;
     while (!Close(lo, best_peak()) && left() > 1.0) {
       const int64_t target = lo + (best_peak() - lo) / 2;
+      StrategyResult over = result.schedule;  // over the target, which is below its peak
+      over.status = FitStatus::kOverBudget;
       const RepairResult r = RepairByWindows(
-          graph, target, result.schedule,
+          graph, target, over,
           {.time_limit_s = std::min(left(), std::max(1.0, left() / 3)), .threads = options.threads});
       ++repairs;
-      if (r.fitting) {
+      if (r.fitting && r.fitting->status == FitStatus::kFits && r.fitting->peak_bytes <= target) {
         ++repaired;
         consider(*r.fitting, fmt::format("window repair at a budget of {} B", target));
       } else {

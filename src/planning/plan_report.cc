@@ -152,6 +152,16 @@ PlanReport PlanAtBudget(const Graph& graph, const BudgetRequest& budget,
   if (request.total_time_limit_s > 0) rest.total_time_limit_s = std::max(1e-3, left.Left());
   PlanReport report = PlanWithReference(graph, Budget{.activation_bytes = smallest.peak_bytes},
                                         no_remat, rest, smallest.schedule);
+  // A strategy that planned at the smallest budget may have found a schedule peaking lower.
+  for (const StrategyRow& row : report.rows) {
+    if (row.fits() && row.result->peak_bytes < smallest.peak_bytes) {
+      smallest.peak_bytes = row.result->peak_bytes;
+      smallest.schedule = *row.result;
+      smallest.found_by = fmt::format("{} at the budget of {} B", row.strategy,
+                                      report.budget.activation_bytes);
+    }
+  }
+  smallest.lower_bound_bytes = std::min(smallest.lower_bound_bytes, smallest.peak_bytes);
   report.min_budget = std::move(smallest);
   return report;
 }

@@ -162,7 +162,8 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
                    .verbose = settings.verbose};
     OptimalOptions optimal{.mip = mip, .mip_start = settings.mip_start,
                            .decide_at_cost = settings.decide_at_cost,
-                           .patience_s = settings.patience_s};
+                           .patience_s = settings.patience_s,
+                           .time_before_s = settings.time_before_s};
     // Whether a line was drawn in this process (the MILP's come from CBC's child process and
     // only after its first second).
     auto drawn = std::make_shared<bool>(false);

@@ -25,6 +25,7 @@ struct SolverSettings {
   int32_t threads = 1;  // 1..kMaxThreads
   double relative_gap = kDefaultRelativeGap;  // optimal's gap target
   double patience_s = 0;  // optimal: seconds without improvement before it ends (0: automatic)
+  double time_before_s = 0;  // optimal: time its caller spent on its start and bound
   int32_t seed = 1;
   double eps = 0.1;
   int32_t rounds = 20;

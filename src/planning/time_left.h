@@ -18,6 +18,10 @@ class TimeLeft {
            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
   }
   bool Spent() const { return Left() <= 0; }
+  // Seconds since construction.
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+  }
   // A run's limit: `limit_s`, at most `share` of what is left (never below a millisecond,
   // the smallest limit a solver takes).
   double Cap(double limit_s, double share) const {

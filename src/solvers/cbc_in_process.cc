@@ -69,7 +69,7 @@ class ProgressHandler : public CbcEventHandler {
     const double incumbent = has_incumbent ? model_->getObjValue()
                                            : std::numeric_limits<double>::infinity();
     const double bound = model_->getBestPossibleObjValue();
-    if (incumbent <= options_.stop_at_objective) {
+    if (has_incumbent && incumbent <= options_.stop_at_objective) {
       return Stop("a solution meets the lower bound known beforehand");
     }
     if (bound >= options_.stop_at_bound) return Stop("its bound reached the target");

@@ -17,9 +17,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "core/cancellation.h"
 #include "solvers/cbc_in_process.h"
@@ -188,11 +191,16 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   bool finished = false;
   bool killed = false;
   bool cancelled = false;
+  bool impatient = false;
+  // The child's event handler applies the patience, but CBC calls it only between phases (not
+  // during the root LP): here twice the patience without a new incumbent stops it too.
+  double last_incumbent_s = 0;
   char chunk[1 << 16];
   while (!finished) {
     const double left_s = deadline_s - elapsed();
     cancelled = CancelRequested();
-    if (left_s <= 0 || cancelled) {
+    impatient = options.patience_s > 0 && elapsed() - last_incumbent_s > 2 * options.patience_s;
+    if (left_s <= 0 || cancelled || impatient) {
       ::kill(child, SIGKILL);
       killed = true;
       break;
@@ -206,7 +214,11 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // the child closed the pipe (finished or crashed)
     reader.Append(chunk, static_cast<size_t>(got));
+    const double before = best.objective;
     finished = reader.Parse(best, result);
+    const bool improved = !std::isnan(best.objective) &&
+                          (std::isnan(before) || best.objective < before);  // NaN: none yet
+    if (improved) last_incumbent_s = elapsed();
   }
   ::close(fds[0]);
   int wait_status = 0;
@@ -217,6 +229,7 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   out.seconds = elapsed();
   const std::string why =
       cancelled ? "cancelled"
+      : impatient ? fmt::format("stopped: no progress in {:.0f} s", 2 * options.patience_s)
       : killed  ? "CBC overran its time limit and was stopped"
              : (WIFSIGNALED(wait_status)
                     ? std::string("CBC crashed (signal ") + std::to_string(WTERMSIG(wait_status)) + ")"

@@ -313,9 +313,11 @@ OptimizerResult SearchOptimal(const Graph& graph, int64_t budget_bytes,
   result.start = start ? fmt::format("{} (cost {:.6g})", start_name, start->cost)
                        : fmt::format("{}, over the budget (peak {})", start_name,
                                      FormatBytes(over->peak_bytes));
-  // The search must keep paying for its time: patience grows with what the start cost.
-  const double patience_s =
-      options.patience_s > 0 ? options.patience_s : std::max({2.0, 0.05 * limit, elapsed()});
+  // The search must keep paying for its time: without an improvement it may add at most half
+  // of what the start and the bound took (a second at least).
+  const double patience_s = options.patience_s > 0
+                                ? options.patience_s
+                                : std::max(1.0, 0.5 * (elapsed() + options.time_before_s));
   const WindowSearchResult windows =
       SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(), patience_s,
                     result.lower_bound, elapsed, start, over);

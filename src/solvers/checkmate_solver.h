@@ -59,11 +59,14 @@ struct OptimalOptions {
   // cap): the pipeline stops as soon as a fitting schedule within it is found, or a bound above
   // it is proven, instead of spending the rest of the time on the cost.
   std::optional<double> decide_at_cost;
-  // Seconds without an improving window (then without progress in the whole MILP that follows
-  // the window search) after which the search ends; 0: automatic, the larger of 2 s, 5% of
-  // the time limit and the time spent before the search (the start and the bound). A small
-  // model solved by the whole MILP at once is never cut short: its proof is the point.
+  // Seconds without an improving window (twice that without progress in the whole MILP that
+  // follows the window search) after which the search ends; 0: automatic, the larger of 1 s
+  // and half the time spent before the search (the start and the bound, time_before_s
+  // included). A small model solved by the whole MILP at once is never cut short: its proof
+  // is the point.
   double patience_s = 0;
+  // Time the caller spent on this search's behalf before the call (its start, its bound).
+  double time_before_s = 0;
   // Round the LP relaxation for another start when its model fits a quarter of the time.
   bool rounding_start = true;
   // Called about once a second during the MILP and after every window.
