@@ -10,6 +10,8 @@
 #include <fmt/ranges.h>
 
 #include "core/cancellation.h"
+#include "core/recompute.h"
+#include "core/stage_matrix.h"
 #include "core/sizes.h"
 #include "solvers/cbc_mip.h"
 #include "solvers/checkmate_model.h"
@@ -28,11 +30,46 @@ using Clock = std::chrono::steady_clock;
 // Budgets closer than this share of the peak are not told apart by the searches.
 constexpr double kResolution = 1e-4;
 
+// Whether an LP or MILP of `columns` may be tried in `seconds`: the solvers keep their own
+// time limits, so a try that does not finish costs only this phase's time (hence the factor).
+bool WorthTrying(int64_t columns, double seconds) {
+  return seconds >= 0.5 && LpFitsTime(columns, 10 * seconds);
+}
+
+// The largest graph on which the hold-nothing schedule (n^2 recomputations) is tried.
+constexpr int32_t kHoldNothingMaxNodes = 3000;
+
 bool Close(int64_t lo, int64_t hi) {
   return hi - lo <= std::max<int64_t>(1, static_cast<int64_t>(kResolution * static_cast<double>(hi)));
 }
 
 }  // namespace
+
+int64_t LastInputPeakLowerBound(const Graph& graph) {
+  int64_t bound = MinimumPeakLowerBound(graph);
+  std::vector<int32_t> seen(static_cast<size_t>(graph.size()), -1);  // last (v, u) pair counted
+  int32_t mark = 0;
+  for (int32_t v = 0; v < graph.size(); ++v) {
+    const std::vector<int32_t>& inputs = graph.preds(v);
+    if (inputs.empty()) continue;
+    int64_t least = std::numeric_limits<int64_t>::max();
+    for (const int32_t u : inputs) {
+      // Distinct values live while u is computed: v's inputs, u's inputs (u among the former).
+      ++mark;
+      int64_t live = graph.node(u).workspace_bytes;
+      auto count = [&](int32_t value) {
+        if (seen[static_cast<size_t>(value)] == mark) return;
+        seen[static_cast<size_t>(value)] = mark;
+        live += graph.node(value).bytes;
+      };
+      for (const int32_t w : inputs) count(w);
+      for (const int32_t w : graph.preds(u)) count(w);
+      least = std::min(least, live);
+    }
+    bound = std::max(bound, least);
+  }
+  return bound;
+}
 
 double MinBudget::gap() const {
   if (peak_bytes <= 0) return 0;
@@ -47,6 +84,11 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   MinBudget result;
   result.lower_bound_bytes = MinimumPeakLowerBound(graph);
   result.bound_source = "a node and its inputs";
+  if (const int64_t last_input = LastInputPeakLowerBound(graph);
+      last_input > result.lower_bound_bytes) {
+    result.lower_bound_bytes = last_input;
+    result.bound_source = "a node's inputs while the last of them is computed";
+  }
   // Every schedule counts by its own peak; among equal peaks the cheaper is kept.
   result.schedule = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
   result.found_by = "no rematerialization";
@@ -59,6 +101,14 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   };
   auto best_peak = [&] { return result.schedule.peak_bytes; };
   std::vector<std::string> notes;
+  // The other extreme: nothing held from one stage to the next, every stage recomputing what
+  // it needs (quadratic work, so only on graphs where that stays cheap).
+  if (graph.size() <= kHoldNothingMaxNodes) {
+    consider(EvaluateSchedule(graph, "hold nothing",
+                              ScheduleFromCheckpoints(graph, StageMatrix(graph.size(), graph.size())),
+                              std::numeric_limits<int64_t>::max(), "no value held across stages"),
+             "holding nothing across stages");
+  }
 
   // 1. Eviction bisected over budgets: a fit lowers the top to its peak, a miss raises the floor
   // of the search (not of the bound: a heuristic's miss proves nothing).
@@ -94,7 +144,7 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     std::string stopped;
     while (!Close(lo, hi)) {
       const double budget_s = bound_until - elapsed();
-      if (CancelRequested() || !LpFitsTime(columns, budget_s)) {
+      if (CancelRequested() || !WorthTrying(columns, budget_s)) {
         stopped = solves == 0 ? fmt::format("; LP bound skipped: about {} columns, too many for "
                                             "{:.0f} s",
                                             columns, std::max(0.0, budget_s))
@@ -128,7 +178,7 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     const double milp_until = elapsed() + 0.6 * left();
     while (!Close(result.lower_bound_bytes, best_peak())) {
       const double budget_s = milp_until - elapsed();
-      if (CancelRequested() || !LpFitsTime(columns, budget_s / 4)) {
+      if (CancelRequested() || !WorthTrying(columns, budget_s)) {
         if (solves == 0) stopped = "; MILP skipped: its model is too large for the time left";
         break;
       }
@@ -173,13 +223,14 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   {
     int32_t repairs = 0, repaired = 0;
     int64_t lo = result.lower_bound_bytes;
-    while (!Close(lo, best_peak()) && left() > 1.0) {
+    // A repair needs more than a second (RepairByWindows keeps one in reserve).
+    while (!Close(lo, best_peak()) && left() > 2.5) {
       const int64_t target = lo + (best_peak() - lo) / 2;
       StrategyResult over = result.schedule;  // over the target, which is below its peak
       over.status = FitStatus::kOverBudget;
       const RepairResult r = RepairByWindows(
           graph, target, over,
-          {.time_limit_s = std::min(left(), std::max(1.0, left() / 3)), .threads = options.threads});
+          {.time_limit_s = std::min(left(), std::max(2.5, left() / 3)), .threads = options.threads});
       ++repairs;
       if (r.fitting && r.fitting->status == FitStatus::kFits && r.fitting->peak_bytes <= target) {
         ++repaired;

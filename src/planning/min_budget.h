@@ -31,6 +31,13 @@ struct MinBudget {
   double gap() const;
 };
 
+// A lower bound on every schedule's peak, at least MinimumPeakLowerBound: when a node v runs,
+// its inputs are live; consider the input u computed last before that (its final computation
+// before v): every other input of v was computed earlier and is kept until v, so it is live
+// while u is computed, beside u's own inputs, u and u's workspace. The least such set over
+// the inputs u of v bounds the peak (docs/solvers.md, "The smallest budget", has the proof).
+int64_t LastInputPeakLowerBound(const Graph& graph);
+
 // Searches low-peak schedules three ways within the time limit: eviction and local-search
 // bisected over budgets (every schedule counts by its own peak, fitting or not), then the
 // window repair on the elastic model at budgets below the best peak, while the LP relaxation
