@@ -124,14 +124,16 @@ def test_relative_gap_is_the_one_formula():
 
 
 def test_time_limit_bounds_the_whole_plan():
-    # The bound and the strategies share one limit: after a microsecond's limit the lower
-    # bound alone has spent it, so no strategy runs (each would get the limit anew if it
-    # bounded each run, and checkpoint-all takes no time limit at all).
+    # The bound and the strategies share one limit: a microsecond is spent by the time the
+    # first strategy (checkpoint-all, which takes no time limit at all) is done, so evict and
+    # the bound after it do not run (each would get the limit anew if it bounded each run).
     graph, _ = _graph()
     report = remat.plan(graph, budget="70%", strategies=["checkpoint-all", "evict"],
                         time_limit_s=1e-6)
-    assert [(r.status, r.solver_status) for r in report.rows] == [("no_schedule", "skipped")] * 2
-    assert all("total time limit" in r.note for r in report.rows)
+    evict = report.row("evict")
+    assert (evict.status, evict.solver_status) == ("no_schedule", "skipped")
+    assert "total time limit" in evict.note
+    assert report.lower_bound is None
 
 
 def test_plan_saves_a_schedule_with_its_solver_status(tmp_path):
@@ -156,3 +158,34 @@ def test_plan_saves_a_schedule_with_its_solver_status(tmp_path):
     report = remat.plan(graph, budget="100%", strategies="checkpoint-all", time_limit_s=60)
     report.save_schedule(graph, path)
     assert remat.load_schedule(path).solver_status == ""
+
+
+def test_plan_at_the_smallest_budget():
+    # budget="min": the least peak found, a bound below it and the gap between them; the plan
+    # runs at that budget and optimal keeps (at least) its schedule.
+    graph, _ = _graph()
+    report = remat.plan(graph, budget="min", strategies=["local-search", "optimal"],
+                        time_limit_s=20)
+    m = report.min_budget
+    assert m is not None
+    assert report.min_peak_bytes <= m.lower_bound_bytes <= m.peak_bytes <= report.budget_bytes
+    assert m.gap == pytest.approx((m.peak_bytes - m.lower_bound_bytes) / m.peak_bytes)
+    assert remat.simulate(graph, m.schedule).peak_bytes == m.peak_bytes
+    assert report.row("optimal").fits
+    # A budget as plain as "70%" has no smallest-budget report.
+    assert remat.plan(graph, budget="70%", strategies="evict").min_budget is None
+    with pytest.raises(remat.UsageError, match="either budget= or memory="):
+        remat.plan(graph, budget="min", memory="1GiB")
+
+
+def test_plan_takes_the_gap_target_and_says_why_optimal_stopped():
+    graph, _ = _graph()
+    report = remat.plan(graph, budget="70%", strategies="optimal", gap=0.5, time_limit_s=30)
+    row = report.row("optimal")
+    assert row.stop_reason in ("gap target reached", "proven optimal")
+    assert row.gap is not None and row.gap <= 0.5
+    for bad in (-0.1, 1.5, "1%", True):
+        with pytest.raises(remat.UsageError, match="gap"):
+            remat.plan(graph, budget="70%", gap=bad)
+    with pytest.raises(remat.UsageError, match="patience_s"):
+        remat.plan(graph, budget="70%", patience_s=0)
