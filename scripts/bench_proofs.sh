@@ -3,6 +3,7 @@
 # a newer remat one after the other (same machine, same load), with the status, the whole
 # command's time and the ratio new/old. Prints a Markdown table.
 # Usage: scripts/bench_proofs.sh OLD_REMAT NEW_REMAT [TIME_LIMIT_S] [THREADS]
+# GAP=1e-4 passes --gap to both (the default gap target moved from 1e-4 to 1e-3 in issue 26).
 set -euo pipefail
 old=$1; new=$2; limit=${3:-120}; threads=${4:-2}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -12,7 +13,7 @@ run() {  # binary, output file, source args..., budget
   local bin=$1 out=$2; shift 2
   local start end
   start=$(date +%s.%N)
-  "$bin" solve "$@" --strategy optimal --time-limit "$limit" --threads "$threads" --json --quiet \
+  "$bin" solve "$@" --strategy optimal --time-limit "$limit" --threads "$threads" ${GAP:+--gap "$GAP"} --json --quiet \
     > "$out" 2> /dev/null || true
   end=$(date +%s.%N)
   python3 -c "print(f'{$end - $start:.2f}')"

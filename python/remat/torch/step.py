@@ -219,7 +219,9 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
             f"strategy {strategy} found no schedule within the activation budget "
             f"{_core.format_bytes(budget_bytes)}: {found}"
             + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-            + "; try a larger budget, a longer time_limit_s or another strategy")
+            + "; try a larger budget, a longer time_limit_s or another strategy "
+            "(remat.plan(graph, budget=\"min\") on the graph of remat.torch.export_graph finds "
+            "the smallest budget and a bound on it)")
     plan = _plan_of(graph, row.schedule, strategy, row.solver_status or "heuristic",
                     budget_bytes, report.no_remat_cost, report.no_remat_peak_bytes, fixed,
                     report.lower_bound)
