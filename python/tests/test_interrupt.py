@@ -22,8 +22,13 @@ import remat
 # before it) at 80% of its no-remat peak: the optimal pipeline spends its whole 30 s limit on
 # window MILPs in CBC's child process.
 CHILD = textwrap.dedent("""
-    import os, random, sys, time
+    import os, random, signal, sys, time
     import remat
+
+    # Python installs its Ctrl-C handler only when SIGINT is not ignored at startup, and a
+    # shell without job control starts background jobs with SIGINT ignored: install it here,
+    # as an interactive program has it, whatever launched the tests.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     rng = random.Random(3)
     nodes, edges = [], set()
