@@ -10,6 +10,7 @@
 
 #include "core/simulator.h"
 #include "solvers/brute_force.h"
+#include "strategies/registry.h"
 #include "testing/random_graphs.h"
 
 namespace remat {
@@ -63,6 +64,21 @@ TEST(MinBudgetTest, BoundsAreValidAndTheScheduleIsRealOnTinyGraphs) {
   }
   EXPECT_GT(tighter, 0);
   EXPECT_GE(exact, graphs / 2);
+}
+
+// The smallest budget found is never above what a baseline reaches when asked for the least
+// budget (Griewank's fewest slots reach 30% of GPT-2's no-remat peak, where eviction stopped at
+// 79%), nor above the no-remat peak.
+TEST(MinBudgetTest, NeverAboveABaselinesLowestPeak) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const Graph g = testing::RandomTrainingGraph(seed, 8);
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const MinBudget m = FindMinimumBudget(g, {.time_limit_s = 2});
+    for (const StrategySpec& spec : BaselineStrategies()) {
+      EXPECT_LE(m.peak_bytes, spec.run(g, MinimumPeakLowerBound(g)).peak_bytes) << spec.name;
+    }
+    EXPECT_LE(m.lower_bound_bytes, m.peak_bytes);
+  }
 }
 
 }  // namespace
