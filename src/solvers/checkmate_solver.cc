@@ -331,7 +331,7 @@ OptimizerResult SearchOptimal(const Graph& graph, int64_t budget_bytes,
     return result;
   }
   if (milp_fits && LpFitsTime(columns, left())) {
-    SolveWholeMilp(graph, budget_bytes, options, limit, 2 * patience_s, start,
+    SolveWholeMilp(graph, budget_bytes, options, limit, std::max(5.0, 2 * patience_s), start,
                    windows.improvements > 0 ? "window search" : start_name, elapsed, result);
     if (result.message.find("no progress") != std::string::npos) reason = "no progress";
     result.message = searched + (result.message.empty() ? "" : "; " + result.message);
