@@ -68,13 +68,20 @@ class ProgressHandler : public CbcEventHandler {
     const bool has_incumbent = model_->bestSolution() != nullptr;
     const double incumbent = has_incumbent ? model_->getObjValue()
                                            : std::numeric_limits<double>::infinity();
-    const double bound = model_->getBestPossibleObjValue();
+    // Before the branch and bound starts, CBC's best possible value is not a bound (its initial
+    // huge number, or the incumbent's value while root heuristics run: seen stopping the
+    // absence-gap bound at its root LP): only a bound of the search, below the incumbent, may
+    // stop it.
+    const double raw_bound = model_->getBestPossibleObjValue();
+    const bool has_bound = model_->getNodeCount() > 0 && std::isfinite(raw_bound) &&
+                           std::fabs(raw_bound) < 1e100 && raw_bound < incumbent;
+    const double bound = has_bound ? raw_bound : -std::numeric_limits<double>::infinity();
     if (has_incumbent && incumbent <= options_.stop_at_objective) {
       return Stop("a solution meets the lower bound known beforehand");
     }
-    if (bound >= options_.stop_at_bound) return Stop("its bound reached the target");
+    if (has_bound && bound >= options_.stop_at_bound) return Stop("its bound reached the target");
     if (options_.patience_s > 0) {
-      const double gap = has_incumbent && std::isfinite(bound)
+      const double gap = has_incumbent && has_bound
                              ? (incumbent - bound) / std::max(1.0, std::fabs(incumbent))
                              : std::numeric_limits<double>::infinity();
       if (incumbent < cause_->last_incumbent || gap < 0.9 * cause_->gap_at_progress) {
