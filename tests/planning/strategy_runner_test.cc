@@ -4,20 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include "core/errors.h"
 #include "solvers/lower_bound.h"
-#include "strategies/checkpoint_all.h"
+#include "testing/budgets.h"
 #include "testing/random_graphs.h"
 
 namespace remat {
 namespace {
 
-int64_t MiddleBudget(const Graph& g) {
-  const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
-  return (MinimumPeakLowerBound(g) + peak) / 2;
-}
+using testing::MiddleBudget;
 
 TEST(StrategyRunnerTest, ThreadsAreOneToTheCommandLinesLimit) {
   EXPECT_NO_THROW(CheckThreads(1));

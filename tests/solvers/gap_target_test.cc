@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 
 #include "core/training_graph.h"
 #include "solvers/absence_bound.h"
@@ -13,16 +12,13 @@
 #include "solvers/lower_bound.h"
 #include "solvers/window_search.h"
 #include "strategies/best_heuristic.h"
-#include "strategies/checkpoint_all.h"
+#include "testing/budgets.h"
 #include "testing/random_graphs.h"
 
 namespace remat {
 namespace {
 
-int64_t MiddleBudget(const Graph& g) {
-  const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
-  return (MinimumPeakLowerBound(g) + peak) / 2;
-}
+using testing::MiddleBudget;
 
 TEST(GapTargetTest, TargetsAgreeWithTheOneFormula) {
   for (const double gap : {0.0, 1e-4, 1e-3, 0.05, 0.5}) {
