@@ -254,6 +254,101 @@ def _split_members(graph: fx.Graph) -> set[fx.Node]:
     return split
 
 
+@dataclass
+class StorageNodes:
+    """The FX nodes of a graph that create storage, as remat nodes (see the module docstring)."""
+
+    nodes: list[fx.Node]
+    bytes: list[int]
+    edges: set[tuple[int, int]]
+    random_nodes: set[int]
+    writing_nodes: set[int]   # nodes that write into a graph input in place (input_writes="node")
+
+
+def map_storage_nodes(graph: fx.Graph, base_of: dict[fx.Node, Optional[int]], *,
+                      input_writes: str = "error") -> StorageNodes:
+    """Maps each operation of ``graph`` that creates storage to a remat node, in graph order.
+
+    ``base_of`` starts with the placeholders (None, or a negative id that stands for a node
+    outside the graph, kept in the edges) and is filled for every node: its remat node, the
+    node whose storage a view shares, or what the placeholder maps to. An operation that writes
+    into its input in place raises CaptureError, or with ``input_writes="node"`` becomes a node
+    of zero bytes (its output is its input's storage) listed in ``writing_nodes``.
+    """
+    split_members = _split_members(graph)
+    nodes: list[fx.Node] = []
+    edges: set[tuple[int, int]] = set()
+    node_bytes: list[int] = []
+    random_nodes: set[int] = set()
+    writing_nodes: set[int] = set()
+
+    for node in graph.nodes:
+        if node.op == "get_attr":
+            base_of[node] = None  # a constant the trace lifted into the module
+            continue
+        if node.op != "call_function":
+            continue
+        inputs_fx = _fx_inputs(node)
+        val = node.meta.get("val")
+        if _writes_an_input(node.target):
+            if input_writes != "node":
+                raise CaptureError(f"operation '{node.name}' ({node.target}) writes into its "
+                                   "input in place after functionalization; remat cannot "
+                                   "reorder it")
+            v = len(nodes)
+            nodes.append(node)
+            base_of[node] = v
+            node_bytes.append(0)
+            writing_nodes.add(v)
+            for a in inputs_fx:
+                if base_of[a] is not None:
+                    edges.add((base_of[a], v))
+            continue
+        if node.target is operator.getitem:
+            # Members of a multi-output operation that other operations read are nodes of
+            # their own (cost 0, their own bytes) when there are two or more of them, so that
+            # each is freed after its own last reader; the operation's node then lives only
+            # until its members are taken. Members that only leave the step (gradients, new
+            # running statistics) are applied at the operation's first computation. A member of
+            # a list of views (split) is a view.
+            owner = base_of[node.args[0]]
+            is_alias = owner is None or owner < 0 or nodes[owner] is not node.args[0] \
+                or node not in split_members
+        else:
+            is_alias = _is_declared_alias(node.target)
+        if node.target is not operator.getitem and not is_alias and inputs_fx \
+                and _tensors_in(val):
+            # Storage identity of the fake values: an operation whose every output shares a
+            # storage with its inputs is a view even when its schema does not say so.
+            input_storages = set().union(*(_storages(a.meta.get("val")) for a in inputs_fx))
+            outs = _storages(val).keys()
+            if outs and outs <= input_storages:
+                is_alias = True
+            elif outs & input_storages:
+                raise CaptureError(f"operation '{node.name}' ({node.target}) returns both new "
+                                   "tensors and views of its inputs; remat cannot free them "
+                                   "separately")
+        if is_alias:
+            bases = {base_of[a] for a in inputs_fx}
+            if len(bases) > 1:
+                raise CaptureError(f"view '{node.name}' ({node.target}) reads more than one "
+                                   "computed value")
+            base_of[node] = bases.pop() if bases else None
+            continue
+        v = len(nodes)
+        nodes.append(node)
+        base_of[node] = v
+        node_bytes.append(storage_bytes(val))
+        for a in inputs_fx:
+            u = base_of[a]
+            if u is not None:
+                edges.add((u, v))
+        tags = getattr(node.target, "tags", ())
+        if torch.Tag.nondeterministic_seeded in tags:
+            random_nodes.add(v)
+    return StorageNodes(nodes, node_bytes, edges, random_nodes, writing_nodes)
+
+
 def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
             *, model_inputs: int = 1) -> CapturedStep:
     """Traces one training step of ``model`` and maps it to remat nodes.
@@ -312,66 +407,10 @@ def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
                  for n, name in zip(outputs[first_grad:first_grad + len(grads)], grads)}
     input_gradients = dict(zip(outputs[first_grad + len(grads):], input_grads))
 
-    split_members = _split_members(graph)
     base_of: dict[fx.Node, Optional[int]] = {p: None for p in placeholders}
-    nodes: list[fx.Node] = []
-    edges: set[tuple[int, int]] = set()
-    node_bytes: list[int] = []
-    random_nodes: set[int] = set()
-
-    for node in graph.nodes:
-        if node.op == "get_attr":
-            base_of[node] = None  # a constant the trace lifted into the module
-            continue
-        if node.op != "call_function":
-            continue
-        inputs_fx = _fx_inputs(node)
-        if _writes_an_input(node.target):
-            raise CaptureError(f"operation '{node.name}' ({node.target}) writes into its input "
-                               "in place after functionalization; remat cannot reorder it")
-        val = node.meta.get("val")
-        if node.target is operator.getitem:
-            # Members of a multi-output operation that other operations read are nodes of
-            # their own (cost 0, their own bytes) when there are two or more of them, so that
-            # each is freed after its own last reader; the operation's node then lives only
-            # until its members are taken. Members that only leave the step (gradients, new
-            # running statistics) are applied at the operation's first computation. A member of
-            # a list of views (split) is a view.
-            owner = base_of[node.args[0]]
-            is_alias = owner is None or nodes[owner] is not node.args[0] \
-                or node not in split_members
-        else:
-            is_alias = _is_declared_alias(node.target)
-        if node.target is not operator.getitem and not is_alias and inputs_fx \
-                and _tensors_in(val):
-            # Storage identity of the fake values: an operation whose every output shares a
-            # storage with its inputs is a view even when its schema does not say so.
-            input_storages = set().union(*(_storages(a.meta.get("val")) for a in inputs_fx))
-            outs = _storages(val).keys()
-            if outs and outs <= input_storages:
-                is_alias = True
-            elif outs & input_storages:
-                raise CaptureError(f"operation '{node.name}' ({node.target}) returns both new "
-                                   "tensors and views of its inputs; remat cannot free them "
-                                   "separately")
-        if is_alias:
-            bases = {base_of[a] for a in inputs_fx}
-            if len(bases) > 1:
-                raise CaptureError(f"view '{node.name}' ({node.target}) reads more than one "
-                                   "computed value")
-            base_of[node] = bases.pop() if bases else None
-            continue
-        v = len(nodes)
-        nodes.append(node)
-        base_of[node] = v
-        node_bytes.append(storage_bytes(val))
-        for a in inputs_fx:
-            u = base_of[a]
-            if u is not None:
-                edges.add((u, v))
-        tags = getattr(node.target, "tags", ())
-        if torch.Tag.nondeterministic_seeded in tags:
-            random_nodes.add(v)
+    mapped = map_storage_nodes(graph, base_of)
+    nodes, node_bytes, random_nodes = mapped.nodes, mapped.bytes, mapped.random_nodes
+    edges = mapped.edges
 
     loss_id = base_of.get(loss_node)
     if loss_id is None:

@@ -1,7 +1,8 @@
 """Costs of captured operations: FLOP counts or measured times.
 
 ``flops``: PyTorch's own FLOP formulas (``torch.utils.flop_counter.flop_registry``: matrix
-products, convolutions and their backward kernels, attention). Every other aten operation is
+products, convolutions and their backward kernels, attention), and the same attention formulas
+for the CPU kernels of scaled dot-product attention, which the registry leaves out. Every other aten operation is
 memory-bound and is charged the bytes it moves (inputs read plus outputs written) times
 ``flops_per_byte``, a roofline-style term so that no operation where time is spent costs zero.
 Operations outside the aten namespace, and operations whose output size depends on data, have
@@ -18,12 +19,12 @@ from typing import Any
 
 import torch
 from torch import fx
-from torch.utils.flop_counter import flop_registry
+from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sdpa_flop_count
 
 from remat.errors import UnknownOpError, UsageError
 from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
 
-__all__ = ["flop_costs", "COST_UNITS"]
+__all__ = ["flop_costs", "node_flops", "COST_UNITS"]
 
 COST_UNITS = {"flops": "flop", "profile": "ms"}
 UNKNOWN_OPS = ("error", "zero-cost")
@@ -48,34 +49,73 @@ def _bytes_read(node: fx.Node) -> int:
     return sum(t.numel() * t.element_size() for t in _tensors_in(values))
 
 
-def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
-               unknown_ops: str = "error") -> list[float]:
-    """One cost per remat node, in FLOPs (see the module docstring)."""
+def _shape(value: Any) -> tuple:
+    return tuple(value.shape)
+
+
+def _cpu_attention_flops(query, key, value, *args, **kwargs) -> int:
+    """The CPU flash attention kernel does the products of any attention: QK^T and PV."""
+    return sdpa_flop_count(_shape(query), _shape(key), _shape(value))
+
+
+def _cpu_attention_backward_flops(grad_out, query, key, value, *args, **kwargs) -> int:
+    return sdpa_backward_flop_count(_shape(grad_out), _shape(query), _shape(key), _shape(value))
+
+
+# FLOP formulas for aten operations that torch's flop_registry leaves out: scaled dot-product
+# attention's CPU kernels (without them attention is charged its bytes moved, about a
+# thousandth of its work, and plans recompute it first).
+_EXTRA_FORMULAS = {
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_attention_flops,
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward:
+        _cpu_attention_backward_flops,
+}
+
+
+def _formula(target: Any):
+    packet = target.overloadpacket
+    formula = flop_registry.get(packet)
+    if formula is not None:
+        return lambda *args, out_val=None, **kwargs: formula(*args, **kwargs, out_val=out_val)
+    extra = _EXTRA_FORMULAS.get(packet)
+    if extra is not None:
+        return lambda *args, out_val=None, **kwargs: extra(*args, **kwargs)
+    return None
+
+
+def node_flops(node: fx.Node, *, flops_per_byte: float = 1.0,
+               unknown_ops: str = "error") -> float:
+    """One operation's cost in FLOPs (see the module docstring)."""
+    target = node.target
+    if target is operator.getitem:
+        return 0.0  # takes one output of a multi-output operation: no work
+    if _has_no_rule(target):
+        if unknown_ops == "error":
+            raise UnknownOpError(
+                f"operation '{node.name}' ({target}) has no cost rule: it is not an aten "
+                "operation with a known output size; pass unknown_ops=\"zero-cost\" to "
+                "charge it nothing, or costs=\"profile\" to measure it")
+        return 0.0
+    formula = _formula(target)
+    if formula is not None:
+        args = fx.node.map_aggregate(node.args, _value)
+        kwargs = {k: fx.node.map_aggregate(v, _value) for k, v in node.kwargs.items()}
+        return float(formula(*args, **kwargs, out_val=node.meta.get("val")))
+    moved = _bytes_read(node) + storage_bytes(node.meta.get("val"))
+    return float(moved) * flops_per_byte
+
+
+def check_cost_options(flops_per_byte: float, unknown_ops: str) -> None:
     if unknown_ops not in UNKNOWN_OPS:
         raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
                          f"got {unknown_ops!r}")
     if not flops_per_byte >= 0:
         raise UsageError(f"flops_per_byte must be a number >= 0, got {flops_per_byte!r}")
-    costs = []
-    for node in captured.nodes:
-        target = node.target
-        if target is operator.getitem:
-            costs.append(0.0)  # takes one output of a multi-output operation: no work
-            continue
-        if _has_no_rule(target):
-            if unknown_ops == "error":
-                raise UnknownOpError(
-                    f"operation '{node.name}' ({target}) has no cost rule: it is not an aten "
-                    "operation with a known output size; pass unknown_ops=\"zero-cost\" to "
-                    "charge it nothing, or costs=\"profile\" to measure it")
-            costs.append(0.0)
-            continue
-        formula = flop_registry.get(target.overloadpacket)
-        if formula is not None:
-            args = fx.node.map_aggregate(node.args, _value)
-            kwargs = {k: fx.node.map_aggregate(v, _value) for k, v in node.kwargs.items()}
-            costs.append(float(formula(*args, **kwargs, out_val=node.meta.get("val"))))
-        else:
-            moved = _bytes_read(node) + storage_bytes(node.meta.get("val"))
-            costs.append(float(moved) * flops_per_byte)
-    return costs
+
+
+def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
+               unknown_ops: str = "error") -> list[float]:
+    """One cost per remat node, in FLOPs (see the module docstring)."""
+    check_cost_options(flops_per_byte, unknown_ops)
+    return [node_flops(node, flops_per_byte=flops_per_byte, unknown_ops=unknown_ops)
+            for node in captured.nodes]

@@ -1,0 +1,104 @@
+"""A torch.compile backend that plans each compiled region with remat.
+
+    model = torch.compile(model, backend=remat.torch.backend(budget="60%"), dynamic=False)
+    loss = loss_fn(model(x), y); loss.backward(); opt.step()
+
+Dynamo captures each region of the model; AOTAutograd traces its joint forward and backward
+graph and asks the backend's partitioner for the forward and backward graphs: remat plans the
+joint graph at the budget and emits its schedule (partition.py), and the inner compiler
+compiles both graphs: Inductor by default (the partitioner replaces Inductor's own, after
+Inductor's joint-graph passes), or ``compiler="aot_eager"`` to run them uncompiled. A new input
+shape makes torch.compile's guards fail and Dynamo compile the region again, so each input
+signature gets its own plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from remat.errors import UsageError
+from remat.torch.partition import RegionPlan, RematPartition
+from remat.torch.region import RegionSettings, plan_region, region_settings
+from remat.torch.wrap import _boxed_eager
+
+__all__ = ["RematBackend", "backend"]
+
+COMPILERS = ("inductor", "aot_eager")
+
+
+def _partitioner_class():
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+
+    class _InductorPartitioner(CustomPartitionerFn):
+        """Inductor's hook for a custom partitioner, calling remat's."""
+
+        def __init__(self, partition: RematPartition):
+            self.partition = partition
+
+        def __call__(self, gm, joint_inputs, **kwargs):
+            kwargs.pop("compiler", None)
+            return self.partition(gm, joint_inputs, **kwargs)
+
+        def uuid(self):
+            return None  # no cache: each compilation plans again
+
+    return _InductorPartitioner
+
+
+class RematBackend:
+    """The backend ``remat.torch.backend`` returns. ``plans`` lists each compiled region's
+    plan, ``plan`` the latest one's."""
+
+    def __init__(self, settings: RegionSettings, compiler: str):
+        self.settings = settings
+        self.compiler = compiler
+        self._partition = RematPartition(lambda joint: plan_region(settings, joint))
+
+    @property
+    def plans(self) -> list[RegionPlan]:
+        return list(self._partition.plans)
+
+    @property
+    def plan(self):
+        if not self._partition.plans:
+            raise UsageError("nothing is planned yet: the model is compiled at its first call")
+        return self._partition.plans[-1].plan
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
+        if self.compiler == "aot_eager":
+            from torch._dynamo.backends.common import aot_autograd
+
+            return aot_autograd(fw_compiler=_boxed_eager, bw_compiler=_boxed_eager,
+                                partition_fn=self._partition)(gm, example_inputs)
+        from torch._inductor import config as inductor_config
+        from torch._inductor.compile_fx import compile_fx
+
+        partitioner = _partitioner_class()(self._partition)
+        with inductor_config.patch(custom_partitioner_fn=partitioner):
+            return compile_fx(gm, example_inputs)
+
+    def __repr__(self) -> str:
+        return f"RematBackend({self.compiler}, {len(self._partition.plans)} regions planned)"
+
+
+def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
+            optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
+            time_limit_s: float = 60.0, compiler: str = "inductor", threads: int = 1,
+            seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
+            unknown_ops: str = "error", flops_per_byte: float = 1.0) -> RematBackend:
+    """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
+
+    The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
+    ``optimizer=`` to count its state), ``strategy``, ``time_limit_s`` per region.
+    ``compiler`` is ``"inductor"`` or ``"aot_eager"``. Compile with ``dynamic=False``: remat
+    plans one schedule per input shape. Raises UsageError at once for a bad option.
+    """
+    if compiler not in COMPILERS:
+        raise UsageError(f"compiler must be one of {', '.join(COMPILERS)}, got {compiler!r}")
+    settings = region_settings(budget=budget, memory=memory, optimizer=optimizer,
+                               strategy=strategy, time_limit_s=time_limit_s, threads=threads,
+                               seed=seed, lower_bound=lower_bound, gap=gap,
+                               unknown_ops=unknown_ops, flops_per_byte=flops_per_byte)
+    return RematBackend(settings, compiler)

@@ -1,0 +1,191 @@
+"""AOTAutograd's joint graph as a remat graph.
+
+A partitioner receives the joint graph of a compiled region: placeholders for the primals
+(parameters, buffers, inputs) and the tangents (the gradients of the region's outputs, which
+autograd hands to backward), then the forward and backward operations; its output node lists
+the forward outputs, then the gradients. remat reads it as a training graph:
+
+- every operation that creates storage is a node, and views fold into their base
+  (``capture.map_storage_nodes``);
+- one node stands for what happens outside the region between forward and backward (the loss,
+  then autograd): it reads every forward output and produces the tangents (its bytes), so every
+  operation that reads a tangent comes after it. It is the graph's loss node;
+- forward nodes are those that the forward outputs (and in-place writes into inputs, such as
+  batch-norm running statistics) need; every other node is a backward node.
+
+Random operations (dropout) are recomputed with the random generator's state of their first
+run, so they draw the same numbers (partition.py). In-place writes into inputs run once: the C++
+strategies cannot be told never to recompute a node, so they are charged the cost of the whole
+graph on top of their own when planning (``planning_costs``), and the partitioner rejects a
+schedule that still recomputes one. They hold no bytes, so no strategy gains by it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import torch
+from torch import fx
+from torch.utils import _pytree as pytree
+
+from remat import _core
+from remat.errors import CaptureError
+from remat.torch.capture import _storages, map_storage_nodes
+
+__all__ = ["JointGraph", "read_joint_graph"]
+
+_TANGENTS = -1  # the id that tangents map to while the nodes are read, before the loss has one
+
+
+def _is_tangent(node: fx.Node) -> bool:
+    return node.op == "placeholder" and str(node.target).startswith("tangents")
+
+
+def _is_primal(node: fx.Node) -> bool:
+    return node.op == "placeholder" and str(node.target).startswith("primals")
+
+
+def _symbolic(value: Any) -> bool:
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return True
+    if isinstance(value, torch.Tensor):
+        return any(isinstance(d, torch.SymInt) for d in value.shape)
+    if isinstance(value, (tuple, list)):
+        return any(_symbolic(v) for v in value)
+    return False
+
+
+@dataclass
+class JointGraph:
+    """The joint graph of a compiled region and its remat nodes.
+
+    ``order[i]`` is the FX node that remat node ``i`` computes (None for the loss node, which
+    stands for the world outside the region). ``base_of`` maps every FX node that produces a
+    value to its remat node: its own, its base's for a view, the loss node's for a tangent, and
+    None for what derives from primals alone.
+    """
+
+    module: fx.GraphModule
+    order: list[Optional[fx.Node]]
+    loss: int
+    base_of: dict[fx.Node, Optional[int]]
+    edges: list[tuple[int, int]]
+    bytes: list[int]
+    once: set[int]                  # in-place writes into inputs: computed once
+    random: set[int]                # random operations: recomputed with their first state
+    forward_outputs: list[Any]
+    backward_outputs: list[Any]
+    fixed_bytes: int                # primals and the gradients the region returns
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def kinds(self) -> list[Any]:
+        return [_core.NodeKind.forward if i < self.loss else
+                _core.NodeKind.loss if i == self.loss else _core.NodeKind.backward
+                for i in range(len(self.order))]
+
+    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
+        names = [n.name if n is not None else "loss_and_tangents" for n in self.order]
+        nodes = [_core.Node(n, kind, cost, nbytes) for n, kind, cost, nbytes in
+                 zip(names, self.kinds(), costs, self.bytes)]
+        return _core.Graph(nodes, self.edges, cost_unit, name)
+
+    def planning_costs(self, costs: Sequence[float]) -> list[float]:
+        """``costs`` with every node that must run once charged the whole graph's cost more."""
+        penalty = sum(costs) + 1.0
+        return [c + penalty if i in self.once else c for i, c in enumerate(costs)]
+
+    def penalty(self, costs: Sequence[float]) -> float:
+        """What ``planning_costs`` adds to a schedule that computes each such node once."""
+        return (sum(costs) + 1.0) * len(self.once)
+
+
+def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph:
+    """The remat nodes of AOTAutograd's joint graph (see the module docstring).
+
+    Raises CaptureError for what remat cannot plan: symbolic shapes, or an operation that
+    reads a tangent but is needed by a forward output.
+    """
+    graph = module.graph
+    placeholders = graph.find_nodes(op="placeholder")
+    for node in graph.nodes:
+        if _symbolic(node.meta.get("val")):
+            raise CaptureError(
+                f"'{node.name}' has a symbolic shape: remat plans one schedule per input shape; "
+                "compile with torch.compile(..., dynamic=False) so that each new shape gets a "
+                "graph (and a plan) of its own")
+    base_of: dict[fx.Node, Optional[int]] = {
+        p: (_TANGENTS if _is_tangent(p) else None) for p in placeholders}
+    mapped = map_storage_nodes(graph, base_of, input_writes="node")
+    output = graph.find_nodes(op="output")[0]
+    outputs = pytree.arg_tree_leaves(*output.args)
+    forward_outputs, backward_outputs = outputs[:num_fwd_outputs], outputs[num_fwd_outputs:]
+
+    count = len(mapped.nodes)
+    inputs_of: list[list[int]] = [[] for _ in range(count)]
+    reads_tangent: set[int] = set()
+    for u, v in mapped.edges:
+        if u == _TANGENTS:
+            reads_tangent.add(v)
+        else:
+            inputs_of[v].append(u)
+    seeds = {base_of[o] for o in forward_outputs
+             if isinstance(o, fx.Node) and base_of.get(o) is not None and base_of[o] >= 0}
+    seeds |= mapped.writing_nodes - _descendants(reads_tangent, mapped.edges, count)
+    forward: set[int] = set()
+    stack = list(seeds)
+    while stack:
+        v = stack.pop()
+        if v not in forward:
+            forward.add(v)
+            stack.extend(inputs_of[v])
+    if forward & reads_tangent:
+        v = min(forward & reads_tangent)
+        raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
+                           "region's outputs but a forward output needs it")
+
+    old_order = [v for v in range(count) if v in forward] + [None] + \
+        [v for v in range(count) if v not in forward]
+    loss = len(forward)
+    new_id = {old: i for i, old in enumerate(old_order) if old is not None}
+    edges = {(loss if u == _TANGENTS else new_id[u], new_id[v]) for u, v in mapped.edges}
+    edges |= {(new_id[s], loss) for s in seeds}
+    tangent_bytes = _distinct_bytes(p.meta.get("val") for p in placeholders if _is_tangent(p))
+    node_bytes = [tangent_bytes if old is None else mapped.bytes[old] for old in old_order]
+    for node, b in base_of.items():
+        if b is not None:
+            base_of[node] = loss if b == _TANGENTS else new_id[b]
+    once = {new_id[v] for v in mapped.writing_nodes}
+    random = {new_id[v] for v in mapped.random_nodes}
+    fixed = _distinct_bytes([*(p.meta.get("val") for p in placeholders if _is_primal(p)),
+                             *(o.meta.get("val") for o in backward_outputs
+                               if isinstance(o, fx.Node))])
+    return JointGraph(module=module,
+                      order=[None if old is None else mapped.nodes[old] for old in old_order],
+                      loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
+                      once=once, random=random, forward_outputs=forward_outputs,
+                      backward_outputs=backward_outputs, fixed_bytes=fixed)
+
+
+def _descendants(start: set[int], edges: set[tuple[int, int]], count: int) -> set[int]:
+    users: list[list[int]] = [[] for _ in range(count)]
+    for u, v in edges:
+        if u >= 0:
+            users[u].append(v)
+    found: set[int] = set()
+    stack = list(start)
+    while stack:
+        v = stack.pop()
+        if v not in found:
+            found.add(v)
+            stack.extend(users[v])
+    return found
+
+
+def _distinct_bytes(values) -> int:
+    storages: dict = {}
+    for value in values:
+        storages.update(_storages(value))
+    return sum(storages.values())

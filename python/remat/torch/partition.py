@@ -1,0 +1,292 @@
+"""A partitioner for AOTAutograd that follows a remat schedule.
+
+AOTAutograd traces a region's forward and backward into one joint graph and asks a partitioner
+for two graphs: the forward, which returns the region's outputs and the values saved for
+backward, and the backward, which reads those values and the tangents. remat plans the joint
+graph (joint.py) at the budget and writes its schedule out as operations in order:
+
+- each computation of a node is one operation, so a recomputation is a copy of the node,
+  placed where the schedule recomputes it, reading the copies live at that point;
+- views are derived again from the live copy of their base wherever they are read;
+- what the schedule computes before the loss node goes to the forward graph, the rest to the
+  backward graph, and the forward values that the backward reads are the saved values.
+
+A value is released after its last reader in the generated code, which is where the schedule
+frees it or earlier. torch's own ``_extract_fwd_bwd_modules`` then builds the two graphs with
+AOTAutograd's conventions: every node is tagged with the graph it must be in, so nothing moves
+across, and nothing is merged, since the copies are separate nodes after common-subexpression
+elimination has run on the joint graph.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+from torch import fx
+
+from remat import _core
+from remat.errors import InfeasibleBudgetError, InternalError
+from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
+
+__all__ = ["schedule_modules", "RematPartition"]
+
+_FORWARD, _BACKWARD = "must_be_in_forward", "must_be_in_backward"
+
+
+def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int]],
+                     num_fwd_outputs: int,
+                     static_lifetime_input_indices: Optional[Sequence[int]] = None
+                     ) -> tuple[fx.GraphModule, fx.GraphModule]:
+    """The forward and backward graphs of the schedule whose operations
+    (``remat.build_plan``) are given, in AOTAutograd's conventions."""
+    from torch._functorch.partitioners import _extract_fwd_bwd_modules
+    from torch.utils._ordered_set import OrderedSet
+
+    source = joint.module.graph
+    graph = fx.Graph()
+    fixed: dict[fx.Node, fx.Node] = {}
+    for node in source.nodes:
+        if node.op in ("placeholder", "get_attr"):
+            fixed[node] = graph.node_copy(node)
+    live: dict[int, fx.Node] = {}
+    generation = [0] * len(joint)
+    derived: dict[tuple, fx.Node] = {}
+    emitted = {_FORWARD: set(), _BACKWARD: set()}
+    phase = _FORWARD
+
+    def value(node: fx.Node) -> fx.Node:
+        if node in fixed:
+            return fixed[node]
+        base = joint.base_of[node]
+        if base is not None and joint.order[base] is node:
+            if base not in live:
+                raise InternalError(f"the schedule reads '{node.name}' while it is not live")
+            return live[base]
+        own = base is not None and base != joint.loss
+        if own and base not in live:
+            raise InternalError(f"the schedule reads '{node.name}', a view of "
+                                f"'{joint.order[base].name}', while that is not live")
+        key = (node, phase, generation[base] if own else 0)
+        if key not in derived:
+            derived[key] = emit(node)
+        return derived[key]
+
+    def emit(node: fx.Node) -> fx.Node:
+        copy = graph.node_copy(node, value)
+        copy.meta["partitioner_tag"] = phase
+        emitted[phase].add(copy)
+        return copy
+
+    rng_states: dict[int, fx.Node] = {}
+
+    def emit_random(v: int) -> fx.Node:
+        """A random operation: its first run saves the generator's state, and a
+        recomputation runs with that state, so it draws the same numbers (dropout's mask)."""
+        from torch._prims.rng_prims import run_and_save_rng_state, run_with_rng_state
+
+        node = joint.order[v]
+        args = fx.node.map_arg(node.args, value)
+        kwargs = fx.node.map_arg(node.kwargs, value)
+        if v not in rng_states:
+            pair = graph.call_function(run_and_save_rng_state, (node.target, *args), kwargs)
+            state_val = _rng_state_value(node)
+            pair.meta["val"] = (state_val, node.meta.get("val"))
+            state = graph.call_function(operator.getitem, (pair, 0))
+            state.meta["val"] = state_val
+            out = graph.call_function(operator.getitem, (pair, 1))
+            rng_states[v] = state
+            made = [pair, state, out]
+        else:
+            out = graph.call_function(run_with_rng_state,
+                                      (rng_states[v], node.target, *args), kwargs)
+            made = [out]
+        out.meta.update(node.meta)
+        for n in made:
+            n.meta["partitioner_tag"] = phase
+            emitted[phase].add(n)
+        return out
+
+    effects: dict[int, list[int]] = {}
+    for i, out in enumerate(joint.backward_outputs):
+        if isinstance(out, fx.Node) and joint.base_of.get(out) is not None:
+            effects.setdefault(joint.base_of[out], []).append(i)
+    forward_values: Optional[list[Any]] = None
+    backward_values: dict[int, Any] = {}
+    for kind, _stage, v in operations:
+        if kind == "free":
+            live.pop(v, None)
+            continue
+        if kind != "compute":
+            continue
+        if v == joint.loss:
+            forward_values = [value(o) if isinstance(o, fx.Node) else o
+                              for o in joint.forward_outputs]
+            phase = _BACKWARD
+            continue
+        if generation[v] > 0 and v in joint.once:
+            raise InternalError(f"the schedule recomputes '{joint.order[v].name}', which must "
+                                "run once")
+        live[v] = emit_random(v) if v in joint.random else emit(joint.order[v])
+        generation[v] += 1
+        if generation[v] == 1:
+            for i in effects.get(v, ()):
+                backward_values[i] = value(joint.backward_outputs[i])
+    if forward_values is None:
+        raise InternalError("the schedule never computes the loss node")
+    outputs = list(forward_values)
+    for i, out in enumerate(joint.backward_outputs):
+        if i in backward_values:
+            outputs.append(backward_values[i])
+        else:  # None, or what derives from placeholders alone (a tangent passed through)
+            outputs.append(value(out) if isinstance(out, fx.Node) else out)
+    source_output = source.find_nodes(op="output")[0]
+    result = graph.output(tuple(outputs))
+    result.meta.update(source_output.meta)
+    _take_members_in_forward(graph, emitted)
+    _copy_mutated_inputs_for_backward(graph, emitted, source_output)
+
+    outputs = list(result.args[0])
+    read_in_backward = set(o for o in outputs[num_fwd_outputs:] if isinstance(o, fx.Node))
+    for node in emitted[_BACKWARD]:
+        read_in_backward.update(node.all_input_nodes)
+    saved = [n for n in graph.nodes if n in read_in_backward and
+             (n in emitted[_FORWARD] or _is_primal(n))]
+    primals = [n for n in graph.nodes if _is_primal(n)]
+    static = OrderedSet(p for i, p in enumerate(primals)
+                        if i in set(static_lifetime_input_indices or ()))
+    module = fx.GraphModule(joint.module, graph)
+    return _extract_fwd_bwd_modules(module, saved, saved_sym_nodes=[],
+                                    num_fwd_outputs=num_fwd_outputs,
+                                    static_lifetime_input_nodes=static)
+
+
+def _rng_state_value(node: fx.Node) -> torch.Tensor:
+    """A fake tensor like the generator state that ``run_and_save_rng_state`` returns for the
+    device of ``node``'s output."""
+    from torch._guards import detect_fake_mode
+
+    val = node.meta.get("val")
+    values = list(val) if isinstance(val, (tuple, list)) else [val]
+    fake_mode = detect_fake_mode([v for v in values if isinstance(v, torch.Tensor)])
+    device = next(v.device for v in values if isinstance(v, torch.Tensor))
+    state = torch.cuda.get_rng_state(device) if device.type == "cuda" else torch.get_rng_state()
+    return fake_mode.from_tensor(state) if fake_mode is not None else state
+
+
+def _take_members_in_forward(graph: fx.Graph, emitted: dict[str, set]) -> None:
+    """A multi-output operation computed in forward whose members backward reads: the members
+    are taken in forward and saved, since AOTAutograd saves tensors, not tuples."""
+    for node in list(graph.nodes):
+        if node not in emitted[_FORWARD] or not isinstance(node.meta.get("val"), (tuple, list)):
+            continue
+        members: dict[Any, fx.Node] = {}
+        for user in list(node.users):
+            if user not in emitted[_BACKWARD] or user.target is not operator.getitem:
+                continue
+            index = user.args[1]
+            if index not in members:
+                with graph.inserting_after(node):
+                    member = graph.call_function(operator.getitem, (node, index))
+                member.meta.update(user.meta)
+                member.meta["partitioner_tag"] = _FORWARD
+                emitted[_FORWARD].add(member)
+                members[index] = member
+            user.replace_all_uses_with(members[index])
+            graph.erase_node(user)
+            emitted[_BACKWARD].discard(user)
+
+
+def _copy_mutated_inputs_for_backward(graph: fx.Graph, emitted: dict[str, set],
+                                      source_output: fx.Node) -> None:
+    """An input that the region updates in place (a batch-norm running statistic), read by a
+    recomputation in backward: AOTAutograd writes the update after forward and refuses to save
+    an input that changed since, so backward reads a copy made at the start of forward, as the
+    first computation read it. These copies are the size of the statistics, outside the plan."""
+    descs = source_output.meta.get("desc") or []
+    mutated = [d.mutated_input for d in descs if type(d).__name__ == "InputMutationAOTOutput"]
+    placeholders = graph.find_nodes(op="placeholder")
+    for p in placeholders:
+        if p.meta.get("desc") not in mutated:
+            continue
+        readers = [u for u in p.users if u in emitted[_BACKWARD]]
+        if not readers:
+            continue
+        with graph.inserting_after(placeholders[-1]):
+            copy = graph.call_function(torch.ops.aten.clone.default, (p,))
+        copy.meta["val"] = p.meta.get("val")
+        copy.meta["partitioner_tag"] = _FORWARD
+        emitted[_FORWARD].add(copy)
+        for reader in readers:
+            reader.replace_input_with(p, copy)
+
+
+@dataclass
+class RegionPlan:
+    """What remat planned for one compiled region: the schedule's figures, re-simulated."""
+
+    plan: Any                       # remat.torch.Plan
+    graph: _core.Graph              # the region's remat graph, with its true costs
+    schedule: _core.Schedule
+    forward_nodes: int
+    saved_values: int = 0
+
+
+@dataclass
+class RematPartition:
+    """A partition function for AOTAutograd (``partition_fn=``): plans each joint graph with
+    ``plan_region`` and emits its schedule. ``plans`` lists what was planned, region by region.
+    """
+
+    plan_region: Callable[[JointGraph], tuple[Any, _core.Graph, _core.Schedule]]
+    plans: list[RegionPlan] = field(default_factory=list)
+
+    def __call__(self, joint_module: fx.GraphModule, joint_inputs: Any, *,
+                 num_fwd_outputs: int,
+                 static_lifetime_input_indices: Optional[Sequence[int]] = None,
+                 **_ignored: Any) -> tuple[fx.GraphModule, fx.GraphModule]:
+        from torch._functorch import config as functorch_config
+        from torch._functorch.compile_utils import fx_graph_cse
+        from torch._functorch.partitioners import default_partition
+
+        if not any(_is_tangent_node(n) for n in joint_module.graph.nodes):
+            return default_partition(joint_module, joint_inputs,
+                                     num_fwd_outputs=num_fwd_outputs,
+                                     static_lifetime_input_indices=static_lifetime_input_indices)
+        if functorch_config.cse:
+            joint_module.graph = fx_graph_cse(joint_module.graph)
+            joint_module.recompile()
+        joint = read_joint_graph(joint_module, num_fwd_outputs)
+        plan, graph, schedule = self.plan_region(joint)
+        operations = _core.build_plan(graph, schedule)
+        forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
+                                             static_lifetime_input_indices)
+        saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
+            1 for n in backward.graph.nodes if _is_tangent_node(n))
+        self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
+                                     forward_nodes=joint.loss, saved_values=saved))
+        return forward, backward
+
+
+def _is_tangent_node(node: fx.Node) -> bool:
+    return node.op == "placeholder" and str(node.target).startswith("tangents")
+
+
+def check_runs_once(joint: JointGraph, graph: _core.Graph, schedule: _core.Schedule,
+                    strategy: str) -> None:
+    """Raises InfeasibleBudgetError when the schedule recomputes a node that must run once."""
+    if not joint.once:
+        return
+    operations = _core.build_plan(graph, schedule)
+    counts: dict[int, int] = {}
+    for kind, _stage, v in operations:
+        if kind == "compute" and v in joint.once:
+            counts[v] = counts.get(v, 0) + 1
+    again = sorted(v for v, c in counts.items() if c > 1)
+    if again:
+        names = ", ".join(joint.order[v].name for v in again[:3])
+        raise InfeasibleBudgetError(
+            f"strategy {strategy} recomputes in-place writes into the region's inputs "
+            f"({names}), which must run once; use another strategy")

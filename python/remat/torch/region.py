@@ -1,0 +1,156 @@
+"""Planning one compiled region: the settings that ``wrap`` and ``backend`` share, and the plan
+of a joint graph through the planning layer (``remat.plan``)."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+import torch
+
+from remat import _core, planning
+from remat.errors import InfeasibleBudgetError, UsageError
+from remat.planning import _size_text
+from remat.torch.costs import UNKNOWN_OPS, check_cost_options, node_flops
+from remat.torch.joint import JointGraph
+from remat.torch.partition import check_runs_once
+
+__all__ = ["RegionSettings", "region_settings", "plan_region", "optimizer_state_bytes"]
+
+Size = Union[int, str]
+
+# The clock that time_limit_s is measured on (a test may replace it).
+_now = time.monotonic
+
+
+@dataclass(frozen=True)
+class RegionSettings:
+    budget: str            # the activation budget's size text ("60%", "512MiB"), or ""
+    memory: str            # device memory's size text, or ""
+    optimizer_bytes: int   # optimizer state, fixed memory beside the region's primals
+    strategy: str
+    time_limit_s: float
+    threads: int
+    seed: int
+    lower_bound: bool
+    gap: float
+    unknown_ops: str
+    flops_per_byte: float
+
+
+def optimizer_state_bytes(optimizer: Any) -> int:
+    """Bytes of the state ``optimizer`` keeps for its parameters: what it holds once it has
+    stepped (its state tensors), or before its first step what its kind will hold: Adam and
+    AdamW two moments per parameter (three with amsgrad), SGD one momentum buffer when momentum
+    is set, RMSprop and Adagrad one square average."""
+    if optimizer is None:
+        return 0
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise UsageError(f"optimizer must be a torch.optim.Optimizer, got "
+                         f"{type(optimizer).__name__}")
+    total = 0
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            state = optimizer.state.get(p)
+            if state:
+                total += sum(t.numel() * t.element_size() for t in state.values()
+                             if isinstance(t, torch.Tensor) and t.dim() > 0)
+                continue
+            total += p.numel() * p.element_size() * _state_copies(optimizer, group)
+    return total
+
+
+def _state_copies(optimizer: torch.optim.Optimizer, group: dict) -> int:
+    if isinstance(optimizer, (torch.optim.Adam, torch.optim.AdamW)):
+        return 3 if group.get("amsgrad") else 2
+    if isinstance(optimizer, torch.optim.SGD):
+        return 1 if group.get("momentum", 0) else 0
+    if isinstance(optimizer, (torch.optim.RMSprop, torch.optim.Adagrad)):
+        return 1 + (1 if group.get("momentum", 0) else 0)
+    raise UsageError(f"remat does not know the state of {type(optimizer).__name__} before its "
+                     "first step; call optimizer.step() once, or leave optimizer= out and "
+                     "count it in memory=")
+
+
+def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer: Any,
+                    strategy: str, time_limit_s: float, threads: int, seed: int,
+                    lower_bound: bool, gap: float, unknown_ops: str,
+                    flops_per_byte: float) -> RegionSettings:
+    """Checks every option before anything is traced."""
+    if (memory is None) == (budget is None):
+        raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
+                         "budget)")
+    if optimizer is not None and memory is None:
+        raise UsageError("optimizer= counts the optimizer's state in device memory: give it "
+                         "with memory=, not with budget=")
+    if strategy not in _core.strategy_names():
+        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
+                         f"{', '.join(_core.strategy_names())}")
+    if isinstance(time_limit_s, bool) or not (isinstance(time_limit_s, (int, float)) and
+                                              time_limit_s > 0 and math.isfinite(time_limit_s)):
+        raise UsageError(f"time_limit_s must be a finite number > 0, got {time_limit_s!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise UsageError(f"threads must be an int, got {threads!r}")
+    _core._check_settings(float(time_limit_s), threads)
+    if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
+        raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
+    check_cost_options(flops_per_byte, unknown_ops)
+    assert unknown_ops in UNKNOWN_OPS
+    return RegionSettings(budget=_size_text(budget, "budget"),
+                          memory=_size_text(memory, "memory", percent=False),
+                          optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
+                          time_limit_s=float(time_limit_s), threads=threads, seed=seed,
+                          lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
+                          flops_per_byte=float(flops_per_byte))
+
+
+def plan_region(settings: RegionSettings, joint: JointGraph
+                ) -> tuple[Any, _core.Graph, _core.Schedule]:
+    """Plans the joint graph at the settings' budget: the Plan (re-simulated on the true
+    costs), the graph with its true costs and the schedule. Raises InfeasibleBudgetError."""
+    from remat.torch.step import _plan_of  # the Plan of a schedule, as compile reports it
+
+    started = _now()
+    costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
+                                             unknown_ops=settings.unknown_ops)
+             for n in joint.order]
+    graph = joint.to_graph(costs, "flop")
+    planning_graph = joint.to_graph(joint.planning_costs(costs), "flop") if joint.once else graph
+    fixed = joint.fixed_bytes + settings.optimizer_bytes
+    resolved = _core._resolve_budget(graph, settings.budget, settings.memory, fixed)
+    budget_bytes = resolved.activation_bytes
+    minimum = _core.minimum_peak_lower_bound(graph)
+    if budget_bytes < minimum:
+        raise InfeasibleBudgetError(
+            f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
+            f"peak {_core.format_bytes(minimum)} that any schedule of this graph needs (one "
+            "operation's output together with its inputs)"
+            + (f"; fixed memory (parameters, gradients, inputs, optimizer state) takes "
+               f"{_core.format_bytes(fixed)} of memory={settings.memory}"
+               if settings.memory else ""))
+    left = settings.time_limit_s - (_now() - started)
+    report = planning.plan(planning_graph, budget=budget_bytes, strategies=[settings.strategy],
+                           time_limit_s=max(left, 0.1), threads=settings.threads,
+                           seed=settings.seed, lower_bound=settings.lower_bound,
+                           gap=settings.gap)
+    row = report.rows[0]
+    if not row.fits:
+        found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
+                 if row.peak_bytes is not None else "it found no schedule")
+        raise InfeasibleBudgetError(
+            f"strategy {settings.strategy} found no schedule within the activation budget "
+            f"{_core.format_bytes(budget_bytes)}: {found}"
+            + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
+            + "; try a larger budget, a longer time_limit_s or another strategy")
+    check_runs_once(joint, planning_graph, row.schedule, settings.strategy)
+    bound = report.lower_bound
+    if bound is not None and joint.once:
+        # Over the schedules that run each once-only node once (the only ones that can run),
+        # the planning costs are the true costs plus the penalty.
+        bound = max(0.0, bound - joint.penalty(costs))
+    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
+    plan = _plan_of(graph, row.schedule, settings.strategy, row.solver_status or "heuristic",
+                    budget_bytes, no_remat.cost, no_remat.peak_bytes, fixed, bound)
+    return plan, graph, row.schedule
