@@ -44,6 +44,14 @@ def _partitioner_class():
         def uuid(self):
             return None  # no cache: each compilation plans again
 
+        def __deepcopy__(self, memo):
+            return self  # Inductor copies its configuration; the plans are shared, not copied
+
+        def __reduce__(self):
+            # Inductor pickles its configuration for its cache key; uuid() None already keeps
+            # remat's graphs out of that cache, so a name stands for the partitioner there.
+            return (str, ("remat.torch.backend partitioner",))
+
     return _InductorPartitioner
 
 
@@ -72,11 +80,15 @@ class RematBackend:
 
             return aot_autograd(fw_compiler=_boxed_eager, bw_compiler=_boxed_eager,
                                 partition_fn=self._partition)(gm, example_inputs)
+        from torch._functorch import config as functorch_config
         from torch._inductor import config as inductor_config
         from torch._inductor.compile_fx import compile_fx
 
         partitioner = _partitioner_class()(self._partition)
-        with inductor_config.patch(custom_partitioner_fn=partitioner):
+        # The caches of compiled graphs key on the graph, not on remat's budget: a graph
+        # compiled at another budget (or by plain torch.compile) must not be reused.
+        with inductor_config.patch(custom_partitioner_fn=partitioner, fx_graph_cache=False), \
+                functorch_config.patch(enable_autograd_cache=False):
             return compile_fx(gm, example_inputs)
 
     def __repr__(self) -> str:

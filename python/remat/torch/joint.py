@@ -14,7 +14,8 @@ the forward outputs, then the gradients. remat reads it as a training graph:
   batch-norm running statistics) need; every other node is a backward node.
 
 Random operations (dropout) are recomputed with the random generator's state of their first
-run, so they draw the same numbers (partition.py). In-place writes into inputs run once: the C++
+run, so they draw the same numbers (partition.py). In-place writes into inputs, and random
+operations whose device torch's replay cannot tell (Inductor's seed draw), run once: the C++
 strategies cannot be told never to recompute a node, so they are charged the cost of the whole
 graph on top of their own when planning (``planning_costs``), and the partitioner rejects a
 schedule that still recomputes one. They hold no bytes, so no strategy gains by it.
@@ -157,8 +158,11 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     for node, b in base_of.items():
         if b is not None:
             base_of[node] = loss if b == _TANGENTS else new_id[b]
-    once = {new_id[v] for v in mapped.writing_nodes}
-    random = {new_id[v] for v in mapped.random_nodes}
+    # A random operation with no tensor input and no device keyword (Inductor's seed draw)
+    # cannot be replayed with a saved state: it runs once, like a write.
+    replayable = {v for v in mapped.random_nodes if _replayable(mapped.nodes[v])}
+    once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable)}
+    random = {new_id[v] for v in replayable}
     fixed = _distinct_bytes([*(p.meta.get("val") for p in placeholders if _is_primal(p)),
                              *(o.meta.get("val") for o in backward_outputs
                                if isinstance(o, fx.Node))])
@@ -167,6 +171,15 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
                       loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
                       once=once, random=random, forward_outputs=forward_outputs,
                       backward_outputs=backward_outputs, fixed_bytes=fixed)
+
+
+def _replayable(node: fx.Node) -> bool:
+    """True when torch's replay of a random operation with a saved generator state can tell
+    its device: from a tensor argument or a device keyword."""
+    if node.kwargs.get("device") is not None:
+        return True
+    return any(isinstance(a, fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)
+               for a in node.args)
 
 
 def _descendants(start: set[int], edges: set[tuple[int, int]], count: int) -> set[int]:

@@ -288,5 +288,6 @@ def check_runs_once(joint: JointGraph, graph: _core.Graph, schedule: _core.Sched
     if again:
         names = ", ".join(joint.order[v].name for v in again[:3])
         raise InfeasibleBudgetError(
-            f"strategy {strategy} recomputes in-place writes into the region's inputs "
-            f"({names}), which must run once; use another strategy")
+            f"strategy {strategy} recomputes operations that must run once ({names}: in-place "
+            "writes into the region's inputs, or random draws that cannot be replayed); use "
+            "another strategy")
