@@ -33,7 +33,7 @@ def main() -> None:
     model, loss_fn, (x, y) = networks.resnet(batch=args.batch, image=args.image,
                                              blocks=(2, 2, 2, 2), width=16)
     start = time.perf_counter()
-    step = remat.torch.compile(model, loss_fn, (x, y), budget=args.budget,
+    step = remat.torch.plan_step(model, loss_fn, (x, y), budget=args.budget,
                                strategy=args.strategy, time_limit_s=args.time_limit)
     print(f"planned in {time.perf_counter() - start:.1f} s: {step.plan}")
 

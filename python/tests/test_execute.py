@@ -13,7 +13,7 @@ import networks
 
 def compiled_mlp():
     model, loss_fn, inputs = networks.mlp(batch=16, width=8, depth=2)
-    step = remat.torch.compile(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
                                lower_bound=False)
     return model, inputs, step
 
@@ -65,7 +65,7 @@ def test_measured_bytes_count_a_shared_storage_once():
     torch.manual_seed(0)
     model = torch.nn.Linear(64, 64)
     inputs = (torch.randn(32, 64),)
-    step = remat.torch.compile(model, lambda out: out.view(64, 32).t().sum(), inputs,
+    step = remat.torch.plan_step(model, lambda out: out.view(64, 32).t().sum(), inputs,
                                budget="100%", strategy="checkpoint-all", lower_bound=False)
     step(*inputs)
     assert step.last_run.measured_peak_bytes == step.plan.predicted_peak_bytes

@@ -27,7 +27,7 @@ SEED = 1234
 
 def run_remat(model, loss_fn, inputs, strategy, budget):
     model = copy.deepcopy(model)
-    step = remat.torch.compile(model, loss_fn, inputs, budget=budget, strategy=strategy,
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget=budget, strategy=strategy,
                                time_limit_s=20, lower_bound=False)
     torch.manual_seed(SEED)
     loss = step(*inputs)
@@ -69,7 +69,7 @@ def test_remat_step_matches_autograd(network_name, strategy, budget):
 
 def test_checkpoint_all_recomputes_nothing_and_measures_the_predicted_peak():
     model, loss_fn, inputs = networks.resnet()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
                                lower_bound=False)
     step(*inputs)
     assert step.last_run.recomputations == 0
@@ -86,7 +86,7 @@ def test_checkpoint_all_recomputes_nothing_and_measures_the_predicted_peak():
 
 def test_plan_reports_bound_and_gap():
     model, loss_fn, inputs = networks.mlp()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="60%", strategy="optimal",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="60%", strategy="optimal",
                                time_limit_s=30)
     plan = step.plan
     assert plan.lower_bound is not None and plan.lower_bound <= plan.cost * (1 + 1e-9)
@@ -116,7 +116,7 @@ def test_gradients_accumulate_over_two_steps():
     reference = copy.deepcopy(model)
     for _ in range(2):
         loss_fn(reference(inputs[0]), inputs[1]).backward()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="70%",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="70%",
                                strategy="chen-sqrtn-linear", lower_bound=False)
     step(*inputs)
     step(*inputs)
@@ -126,41 +126,41 @@ def test_gradients_accumulate_over_two_steps():
 
 def test_memory_subtracts_fixed_memory():
     model, loss_fn, inputs = networks.mlp()
-    probe = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+    probe = remat.torch.plan_step(model, loss_fn, inputs, budget="100%",
                                 strategy="checkpoint-all", lower_bound=False)
     fixed = probe.plan.fixed_bytes
     params = sum(p.numel() * 4 for p in model.parameters())
     assert fixed == 2 * params + sum(x.numel() * x.element_size() for x in inputs)
     # A device of exactly fixed + no-remat peak bytes leaves the no-remat peak as the budget.
-    step = remat.torch.compile(model, loss_fn, inputs,
+    step = remat.torch.plan_step(model, loss_fn, inputs,
                                memory=fixed + probe.plan.no_remat_peak_bytes,
                                strategy="checkpoint-all", lower_bound=False)
     assert step.plan.budget_bytes == probe.plan.no_remat_peak_bytes
     with pytest.raises(remat.InfeasibleBudgetError, match="fixed memory"):
-        remat.torch.compile(model, loss_fn, inputs, memory=fixed // 2)
+        remat.torch.plan_step(model, loss_fn, inputs, memory=fixed // 2)
 
 
 def test_budget_below_the_minimum_peak_is_refused():
     model, loss_fn, inputs = networks.mlp()
     with pytest.raises(remat.InfeasibleBudgetError, match="minimum peak"):
-        remat.torch.compile(model, loss_fn, inputs, budget=16)
+        remat.torch.plan_step(model, loss_fn, inputs, budget=16)
 
 
 def test_bad_options_are_usage_errors():
     model, loss_fn, inputs = networks.mlp()
     with pytest.raises(remat.UsageError, match="exactly one"):
-        remat.torch.compile(model, loss_fn, inputs)
+        remat.torch.plan_step(model, loss_fn, inputs)
     with pytest.raises(remat.UsageError, match="unknown strategy"):
-        remat.torch.compile(model, loss_fn, inputs, budget="50%", strategy="fastest")
+        remat.torch.plan_step(model, loss_fn, inputs, budget="50%", strategy="fastest")
     with pytest.raises(remat.UsageError, match="invalid size"):
-        remat.torch.compile(model, loss_fn, inputs, budget="half")
+        remat.torch.plan_step(model, loss_fn, inputs, budget="half")
     with pytest.raises(remat.UsageError, match="time_limit_s"):
-        remat.torch.compile(model, loss_fn, inputs, budget="50%", time_limit_s=float("nan"))
+        remat.torch.plan_step(model, loss_fn, inputs, budget="50%", time_limit_s=float("nan"))
 
 
 def test_inputs_must_match_the_example():
     model, loss_fn, inputs = networks.mlp()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="100%",
                                strategy="checkpoint-all", lower_bound=False)
     with pytest.raises(remat.InputMismatchError, match="shape"):
         step(torch.randn(3, 32), inputs[1])
@@ -172,15 +172,15 @@ def test_inputs_must_match_the_example():
 
 def test_saved_schedule_is_loaded_instead_of_solving(tmp_path):
     model, loss_fn, inputs = networks.mlp()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="70%",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="70%",
                                strategy="chen-sqrtn-linear", lower_bound=False)
     path = str(tmp_path / "plan.json")
     step.save_schedule(path)
-    again = remat.torch.compile(model, loss_fn, inputs, schedule=path, lower_bound=False)
+    again = remat.torch.plan_step(model, loss_fn, inputs, schedule=path, lower_bound=False)
     assert again.schedule.R == step.schedule.R and again.plan.cost == step.plan.cost
     other, other_loss, other_inputs = networks.mlp(width=32)
     with pytest.raises(remat.InputError, match="different graph"):
-        remat.torch.compile(other, other_loss, other_inputs, schedule=path)
+        remat.torch.plan_step(other, other_loss, other_inputs, schedule=path)
 
 
 def test_export_graph_writes_a_graph_for_the_cli(tmp_path):
@@ -203,7 +203,7 @@ def test_profiled_costs_are_milliseconds_and_leave_the_model_alone():
     model, loss_fn, inputs = networks.resnet()
     before = {n: b.clone() for n, b in model.named_buffers()}
     state = torch.get_rng_state()
-    step = remat.torch.compile(model, loss_fn, inputs, budget="70%", strategy="chen-sqrtn-linear",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="70%", strategy="chen-sqrtn-linear",
                                costs="profile", lower_bound=False)
     assert step.graph.cost_unit == "ms"
     assert all(n.cost >= 0 for n in step.graph.nodes) and step.graph.total_cost > 0
@@ -223,18 +223,18 @@ def test_options_are_checked_before_the_capture(monkeypatch):
     monkeypatch.setattr(remat.torch.step, "_captured_graph", no_capture)
     # Device memory is a size, as remat-run train --memory: a percentage is refused.
     with pytest.raises(remat.UsageError, match="not a percentage"):
-        remat.torch.compile(model, loss_fn, inputs, memory="150%")
+        remat.torch.plan_step(model, loss_fn, inputs, memory="150%")
     # The CLI's --threads range is 1..256.
     with pytest.raises(remat.UsageError, match="threads must be between 1 and 256"):
-        remat.torch.compile(model, loss_fn, inputs, budget="50%", threads=9999)
+        remat.torch.plan_step(model, loss_fn, inputs, budget="50%", threads=9999)
     with pytest.raises(remat.UsageError, match="invalid size"):
-        remat.torch.compile(model, loss_fn, inputs, memory="16 GB of RAM")
+        remat.torch.plan_step(model, loss_fn, inputs, memory="16 GB of RAM")
     with pytest.raises(remat.UsageError, match="costs"):
-        remat.torch.compile(model, loss_fn, inputs, budget="50%", costs="time")
+        remat.torch.plan_step(model, loss_fn, inputs, budget="50%", costs="time")
     with pytest.raises(remat.UsageError, match="unknown_ops"):
-        remat.torch.compile(model, loss_fn, inputs, budget="50%", unknown_ops="skip")
+        remat.torch.plan_step(model, loss_fn, inputs, budget="50%", unknown_ops="skip")
     with pytest.raises(remat.InputError, match="missing.json"):
-        remat.torch.compile(model, loss_fn, inputs, schedule="missing.json")
+        remat.torch.plan_step(model, loss_fn, inputs, schedule="missing.json")
 
 
 def test_threads_beyond_the_cli_range_are_refused_by_the_planning_calls():
@@ -250,7 +250,7 @@ def test_inputs_that_require_grad_get_their_gradient():
     x.requires_grad_(True)
     ref = x.detach().clone().requires_grad_(True)
     loss_fn(copy.deepcopy(model)(ref), y).backward()
-    step = remat.torch.compile(model, loss_fn, (x, y), budget="70%", strategy="local-search",
+    step = remat.torch.plan_step(model, loss_fn, (x, y), budget="70%", strategy="local-search",
                                lower_bound=False)
     assert step.plan.recomputations > 0
     step(x, y)
@@ -266,7 +266,7 @@ def test_inputs_that_require_grad_get_their_gradient():
 
 def test_saved_schedule_keeps_the_solver_status(tmp_path):
     model, loss_fn, inputs = networks.mlp(batch=16, depth=4)
-    step = remat.torch.compile(model, loss_fn, inputs, budget="70%", strategy="optimal",
+    step = remat.torch.plan_step(model, loss_fn, inputs, budget="70%", strategy="optimal",
                                time_limit_s=30)
     assert step.plan.status in ("optimal", "feasible")
     path = str(tmp_path / "plan.json")
@@ -275,11 +275,11 @@ def test_saved_schedule_keeps_the_solver_status(tmp_path):
     assert document.solver_status == step.plan.status
     assert document.lower_bound_cost == step.plan.lower_bound
     # Loaded and saved again, the file keeps what the solver said.
-    again = remat.torch.compile(model, loss_fn, inputs, schedule=path)
+    again = remat.torch.plan_step(model, loss_fn, inputs, schedule=path)
     again.save_schedule(str(tmp_path / "again.json"))
     assert remat.load_schedule(str(tmp_path / "again.json")).solver_status == step.plan.status
     # A heuristic's file records no solver status, as remat solve -o writes it (null).
-    heuristic = remat.torch.compile(model, loss_fn, inputs, budget="100%",
+    heuristic = remat.torch.plan_step(model, loss_fn, inputs, budget="100%",
                                     strategy="checkpoint-all", lower_bound=False)
     heuristic.save_schedule(path)
     assert remat.load_schedule(path).solver_status == ""
@@ -306,9 +306,9 @@ def test_time_limit_bounds_capture_and_planning_together(monkeypatch):
     monkeypatch.setattr(remat.torch.step, "_now", lambda: clock[0])
     monkeypatch.setattr(remat.torch.step, "_captured_graph", slow_capture)
     monkeypatch.setattr(remat.torch.step.planning, "plan", recording_plan, raising=True)
-    remat.torch.compile(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
+    remat.torch.plan_step(model, loss_fn, inputs, budget="100%", strategy="checkpoint-all",
                         time_limit_s=10)
     assert given == [pytest.approx(3.0)]
     # A capture that uses up the whole limit leaves nothing to plan with: said, not solved.
     with pytest.raises(remat.UsageError, match="leaving no time to plan"):
-        remat.torch.compile(model, loss_fn, inputs, budget="70%", time_limit_s=5)
+        remat.torch.plan_step(model, loss_fn, inputs, budget="70%", time_limit_s=5)

@@ -1,16 +1,24 @@
-"""remat for PyTorch: plan and run any nn.Module's training step within a memory budget.
+"""remat for PyTorch: train any nn.Module within a memory budget, in your own loop.
 
     import remat.torch
-    step = remat.torch.compile(model, loss_fn, (x, y), budget="60%", strategy="optimal")
-    loss = step(x, y)      # fills p.grad like loss.backward(); then optimizer.step()
-    print(step.plan)       # strategy, cost, overhead, predicted peak, lower bound, gap
+    # torch.compile: remat plans each compiled region and Inductor compiles the plan
+    model = torch.compile(model, backend=remat.torch.backend(budget="60%"), dynamic=False)
+    # or without compiling: the plan runs op by op inside autograd
+    model = remat.torch.wrap(model, budget="60%")
+    loss = loss_fn(model(x), y); loss.backward(); optimizer.step()
 
-See docs/python.md.
+``plan_step`` plans and runs a whole step (model and loss) itself and fills ``.grad``;
+``compile`` is its former name. See docs/python.md.
 """
 
+from remat.torch.backend import RematBackend, backend
 from remat.torch.capture import CapturedStep, capture
 from remat.torch.execute import RunStats
-from remat.torch.step import CompiledStep, Plan, compile, export_graph
+from remat.torch.partition import RegionPlan
+from remat.torch.step import (CompiledStep, Plan, PlannedStep, compile, export_graph,
+                              plan_step)
+from remat.torch.wrap import PlannedModule, wrap
 
-__all__ = ["compile", "export_graph", "capture", "CompiledStep", "CapturedStep", "Plan",
-           "RunStats"]
+__all__ = ["backend", "wrap", "plan_step", "compile", "export_graph", "capture",
+           "RematBackend", "PlannedModule", "RegionPlan", "PlannedStep", "CompiledStep",
+           "CapturedStep", "Plan", "RunStats"]

@@ -70,9 +70,12 @@ class CapturedStep:
         return len(self.nodes)
 
     def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
-        """The remat graph of the step with one cost per node (validated by the C++ core)."""
-        nodes = [_core.Node(n.name, kind, cost, nbytes) for n, kind, cost, nbytes in
-                 zip(self.nodes, self.kinds, costs, self.bytes)]
+        """The remat graph of the step with one cost per node and each node's kernel workspace
+        (workspace.py), validated by the C++ core."""
+        from remat.torch.workspace import node_workspace_bytes
+
+        nodes = [_core.Node(n.name, kind, cost, nbytes, workspace_bytes=node_workspace_bytes(n))
+                 for n, kind, cost, nbytes in zip(self.nodes, self.kinds, costs, self.bytes)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def effects_of(self) -> dict[int, list[fx.Node]]:

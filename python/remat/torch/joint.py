@@ -33,6 +33,7 @@ from torch.utils import _pytree as pytree
 from remat import _core
 from remat.errors import CaptureError
 from remat.torch.capture import _storages, map_storage_nodes
+from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
 
@@ -87,10 +88,14 @@ class JointGraph:
                 _core.NodeKind.loss if i == self.loss else _core.NodeKind.backward
                 for i in range(len(self.order))]
 
+    def workspace(self) -> list[int]:
+        return [0 if n is None else node_workspace_bytes(n) for n in self.order]
+
     def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
         names = [n.name if n is not None else "loss_and_tangents" for n in self.order]
-        nodes = [_core.Node(n, kind, cost, nbytes) for n, kind, cost, nbytes in
-                 zip(names, self.kinds(), costs, self.bytes)]
+        nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w)
+                 for n, kind, cost, nbytes, w in
+                 zip(names, self.kinds(), costs, self.bytes, self.workspace())]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def planning_costs(self, costs: Sequence[float]) -> list[float]:

@@ -1,9 +1,13 @@
-"""The one-call API: capture a training step, plan it within a memory budget, run the plan."""
+"""A whole training step planned and run by remat: capture the step (model and loss), plan it
+within a memory budget, run the plan op by op. ``plan_step`` returns a ``PlannedStep`` that
+fills ``.grad`` itself; for ``loss.backward()`` in your own loop see ``wrap`` and ``backend``.
+``compile`` and ``CompiledStep`` are this module's former names, kept for one release."""
 
 from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -16,7 +20,7 @@ from remat.torch.capture import CapturedStep, capture
 from remat.torch.costs import COST_UNITS, UNKNOWN_OPS, flop_costs
 from remat.torch.execute import RunStats, run_plan
 
-__all__ = ["Plan", "CompiledStep", "compile", "export_graph"]
+__all__ = ["Plan", "PlannedStep", "CompiledStep", "plan_step", "compile", "export_graph"]
 
 Size = Union[int, str]
 
@@ -72,7 +76,7 @@ def _fixed_bytes(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> int:
     return params + grads + buffers + inputs_bytes
 
 
-class CompiledStep:
+class PlannedStep:
     """A training step that follows a remat plan. Call it like the model's step:
     ``loss = step(*inputs)`` fills ``p.grad`` as ``loss.backward()`` would."""
 
@@ -129,7 +133,7 @@ class CompiledStep:
                             lower_bound_cost=self._lower_bound)
 
     def __repr__(self) -> str:
-        return f"CompiledStep({self.plan})"
+        return f"PlannedStep({self.plan})"
 
 
 def _costs(captured: CapturedStep, model: torch.nn.Module, inputs: Sequence[torch.Tensor],
@@ -162,13 +166,13 @@ def export_graph(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequ
     return graph
 
 
-def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
+def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
             *, memory: Optional[Size] = None, budget: Optional[Size] = None,
             strategy: str = "optimal", time_limit_s: Optional[float] = None,
             time_limit: Optional[float] = None, costs: str = "flops",
             schedule: Optional[str] = None, model_inputs: int = 1, unknown_ops: str = "error",
             flops_per_byte: float = 1.0, threads: int = 1, seed: int = 1,
-            lower_bound: bool = True) -> CompiledStep:
+            lower_bound: bool = True) -> PlannedStep:
     """Captures ``model``'s training step, plans it and returns a step that follows the plan.
 
     The step computes ``loss_fn(model(*inputs[:model_inputs]), *inputs[model_inputs:])`` and the
@@ -225,7 +229,7 @@ def compile(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[
     plan = _plan_of(graph, row.schedule, strategy, row.solver_status or "heuristic",
                     budget_bytes, report.no_remat_cost, report.no_remat_peak_bytes, fixed,
                     report.lower_bound)
-    return CompiledStep(model, captured, graph, row.schedule, plan,
+    return PlannedStep(model, captured, graph, row.schedule, plan,
                         solver_status=row.solver_status)
 
 
@@ -290,7 +294,7 @@ def _plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status
 
 
 def _loaded_step(model, captured, graph, path, document, budget_text, memory_text,
-                 fixed) -> CompiledStep:
+                 fixed) -> PlannedStep:
     """A step that follows a saved schedule file instead of solving."""
     if document.graph.fingerprint != graph.fingerprint:
         raise InputError(f"{path}: the schedule was made for a different graph "
@@ -304,6 +308,19 @@ def _loaded_step(model, captured, graph, path, document, budget_text, memory_tex
                                              fixed).activation_bytes
     plan = _plan_of(graph, document.schedule, document.strategy or "loaded", "loaded",
                     budget_bytes, no_remat.cost, no_remat.peak_bytes, fixed, None)
-    return CompiledStep(model, captured, graph, document.schedule, plan,
+    return PlannedStep(model, captured, graph, document.schedule, plan,
                         solver_status=document.solver_status,
                         lower_bound=document.lower_bound_cost)
+
+
+CompiledStep = PlannedStep  # the former name, kept for one release
+
+
+def compile(*args: Any, **kwargs: Any) -> PlannedStep:  # noqa: A001 (the former name)
+    """The former name of ``plan_step``, kept for one release: it is not ``torch.compile``.
+    For ``torch.compile`` use ``backend``; for ``loss.backward()`` without compiling, ``wrap``."""
+    warnings.warn("remat.torch.compile is renamed remat.torch.plan_step (it does not use "
+                  "torch.compile); for torch.compile use backend=remat.torch.backend(...), for "
+                  "loss.backward() in your own loop remat.torch.wrap(...)", DeprecationWarning,
+                  stacklevel=2)
+    return plan_step(*args, **kwargs)

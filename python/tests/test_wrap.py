@@ -1,0 +1,105 @@
+"""remat.torch.wrap: the eager path, planned inside autograd (docs/python.md, "Your own loop")."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+import remat
+import remat.torch
+
+import networks
+from measure import gradient_bytes, step_peak_bytes
+
+
+def plain_step(model, loss_fn, inputs, seed=3):
+    torch.manual_seed(seed)
+    loss = loss_fn(model(inputs[0]), *inputs[1:])
+    loss.backward()
+    return loss.detach()
+
+
+SMALL = {"mlp": dict(batch=64, width=32, depth=4), "resnet": {}, "gpt": {}}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_wrapped_model_gives_the_gradients_of_loss_backward_bit_for_bit(name):
+    model, loss_fn, inputs = getattr(networks, name)(**SMALL[name])
+    reference = copy.deepcopy(model)
+    expected = plain_step(reference, loss_fn, inputs)
+    planned = remat.torch.wrap(model, budget="60%", strategy="local-search", time_limit_s=10)
+    loss = plain_step(planned, loss_fn, inputs)
+    plan = planned.plan
+    assert plan.recomputations > 0, plan  # the schedule recomputes: nothing is trivially equal
+    assert plan.predicted_peak_bytes <= plan.budget_bytes
+    assert torch.equal(loss, expected)
+    for (n, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), n
+    for (n, b), c in zip(model.named_buffers(), reference.buffers()):
+        assert torch.equal(b, c), n  # batch-norm running statistics, updated once
+
+
+def test_each_input_signature_gets_its_own_plan_and_no_grad_runs_the_model():
+    model, loss_fn, (x, y) = networks.mlp(batch=32, width=16, depth=3)
+    planned = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all",
+                               lower_bound=False)
+    with pytest.raises(remat.UsageError, match="nothing is planned yet"):
+        planned.plan
+    loss_fn(planned(x), y).backward()
+    loss_fn(planned(x), y).backward()
+    assert len(planned.plans) == 1
+    loss_fn(planned(x[:16]), y[:16]).backward()
+    assert len(planned.plans) == 2
+    assert planned.plans[1].plan.no_remat_peak_bytes < planned.plans[0].plan.no_remat_peak_bytes
+    with torch.no_grad():
+        assert torch.equal(planned(x), model(x))
+    assert len(planned.plans) == 2
+
+
+def test_example_inputs_plan_at_once_and_leave_buffers_and_generator_alone():
+    model, loss_fn, inputs = networks.resnet()
+    buffers = {n: b.clone() for n, b in model.named_buffers()}
+    state = torch.get_rng_state()
+    planned = remat.torch.wrap(model, inputs[:1], budget="100%", strategy="checkpoint-all",
+                               lower_bound=False)
+    assert len(planned.plans) == 1
+    assert torch.equal(torch.get_rng_state(), state)
+    for n, b in model.named_buffers():
+        assert torch.equal(b, buffers[n]), n
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_measured_peak_of_the_eager_path_stays_within_the_budget():
+    model, loss_fn, inputs = networks.mlp(batch=256, width=64, depth=8)
+    plain_peak = step_peak_bytes(model, loss_fn, inputs)
+    planned = remat.torch.wrap(copy.deepcopy(model), budget="50%", strategy="local-search",
+                               time_limit_s=10)
+    plain_step(planned, loss_fn, inputs)
+    plan = planned.plan
+    peak = step_peak_bytes(planned, loss_fn, inputs)
+    # Parameter gradients are fixed memory in the plan: they are not in the budget.
+    assert peak - gradient_bytes(model) <= plan.budget_bytes, (peak, plan)
+    assert peak < 0.75 * plain_peak, (peak, plain_peak)
+
+
+def test_wrap_checks_its_options_before_tracing():
+    model, _, _ = networks.mlp(batch=8, width=8, depth=2)
+    with pytest.raises(remat.UsageError, match="exactly one of memory"):
+        remat.torch.wrap(model)
+    with pytest.raises(remat.UsageError, match="exactly one of memory"):
+        remat.torch.wrap(model, budget="50%", memory="1GiB")
+    with pytest.raises(remat.UsageError, match="unknown strategy"):
+        remat.torch.wrap(model, budget="50%", strategy="fastest")
+    with pytest.raises(remat.UsageError, match="give it with memory="):
+        remat.torch.wrap(model, budget="50%", optimizer=torch.optim.SGD(model.parameters(), 0.1))
+    with pytest.raises(remat.UsageError, match="torch.nn.Module"):
+        remat.torch.wrap(lambda x: x, budget="50%")
+
+
+def test_a_budget_below_what_the_graph_needs_is_refused_when_planning():
+    model, loss_fn, inputs = networks.mlp(batch=32, width=16, depth=3)
+    planned = remat.torch.wrap(model, budget=64, strategy="checkpoint-all", lower_bound=False)
+    with pytest.raises(remat.InfeasibleBudgetError, match="below the minimum peak"):
+        planned(inputs[0])
