@@ -1,0 +1,99 @@
+"""remat.torch.backend: remat's plan inside torch.compile (docs/python.md, "torch.compile").
+
+Inductor compiles slowly on two cores, so one test uses it, on a small MLP; the others use
+``compiler="aot_eager"``, which runs the same forward and backward graphs uncompiled."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+import remat
+import remat.torch
+
+import networks
+from measure import gradient_bytes, step_peak_bytes
+
+
+def step(model, loss_fn, inputs, seed=3):
+    torch.manual_seed(seed)
+    loss = loss_fn(model(inputs[0]), *inputs[1:])
+    loss.backward()
+    return loss.detach()
+
+
+@pytest.mark.parametrize("name", ["mlp", "gpt"])
+def test_aot_eager_backend_gives_the_gradients_of_eager_autograd_bit_for_bit(name):
+    torch._dynamo.reset()
+    model, loss_fn, inputs = getattr(networks, name)()
+    reference = copy.deepcopy(model)
+    expected = step(reference, loss_fn, inputs)
+    backend = remat.torch.backend(budget="50%", strategy="local-search", time_limit_s=10,
+                                  compiler="aot_eager")
+    compiled = torch.compile(model, backend=backend, dynamic=False)
+    loss = step(compiled, loss_fn, inputs)
+    assert len(backend.plans) == 1
+    plan = backend.plan
+    assert plan.recomputations > 0 and plan.predicted_peak_bytes <= plan.budget_bytes
+    assert torch.equal(loss, expected)  # gpt: dropout recomputed draws the same mask
+    for (n, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), n
+
+
+def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile():
+    torch._dynamo.reset()
+    model, loss_fn, inputs = networks.mlp(batch=256, width=64, depth=8)
+    plain = torch.compile(copy.deepcopy(model), dynamic=False)
+    plain_model = plain._orig_mod
+    step(plain, loss_fn, inputs)
+    plain_peak = step_peak_bytes(plain, loss_fn, inputs)
+
+    # At 100% nothing is recomputed; then 50%, in the same process: the compiled-graph caches
+    # must not hand the first plan's graphs to the second.
+    peaks = {}
+    for budget in ("100%", "50%"):
+        torch._dynamo.reset()
+        backend = remat.torch.backend(budget=budget, strategy="local-search", time_limit_s=10)
+        net = copy.deepcopy(model)
+        compiled = torch.compile(net, backend=backend, dynamic=False)
+        step(compiled, loss_fn, inputs)
+        plan = backend.plan
+        assert len(backend.plans) == 1
+        torch.testing.assert_close([p.grad for p in net.parameters()],
+                                   [p.grad for p in plain_model.parameters()],
+                                   rtol=1e-4, atol=1e-5)
+        peaks[budget] = step_peak_bytes(compiled, loss_fn, inputs)
+        assert peaks[budget] - gradient_bytes(net) <= plan.budget_bytes, (budget, peaks, plan)
+        if budget == "100%":
+            assert plan.recomputations == 0
+        else:
+            assert plan.recomputations > 0
+    assert peaks["100%"] <= 1.02 * plain_peak, (peaks, plain_peak)
+    assert peaks["50%"] < 0.75 * plain_peak, (peaks, plain_peak)
+
+    # A new input shape fails torch.compile's guards: the region is compiled and planned again.
+    half = [t[:128] for t in inputs]
+    step(compiled, loss_fn, half)
+    assert len(backend.plans) == 2
+    assert backend.plans[1].plan.no_remat_peak_bytes < backend.plans[0].plan.no_remat_peak_bytes
+
+
+def test_dynamic_shapes_are_refused_with_what_to_do():
+    torch._dynamo.reset()
+    model, loss_fn, inputs = networks.mlp(batch=24, width=16, depth=3)
+    backend = remat.torch.backend(budget="100%", strategy="checkpoint-all", lower_bound=False,
+                                  compiler="aot_eager")
+    compiled = torch.compile(model, backend=backend, dynamic=True)
+    with pytest.raises(Exception, match="dynamic=False"):
+        step(compiled, loss_fn, inputs)
+
+
+def test_backend_checks_its_options_at_once():
+    with pytest.raises(remat.UsageError, match="compiler must be one of"):
+        remat.torch.backend(budget="50%", compiler="tvm")
+    with pytest.raises(remat.UsageError, match="exactly one of memory"):
+        remat.torch.backend()
+    with pytest.raises(remat.UsageError, match="nothing is planned yet"):
+        remat.torch.backend(budget="50%").plan
