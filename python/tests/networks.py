@@ -150,4 +150,36 @@ def gpt(batch: int = 2, context: int = 16, layers: int = 1, seed: int = 0):
     return model, gpt_loss, (tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous())
 
 
+class UNet(nn.Module):
+    """A two-level U-Net: batch norm, max pooling, a transposed convolution and bilinear
+    upsampling (which tracing would decompose unless remat keeps it whole)."""
+
+    def __init__(self, width: int = 8):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout),
+                                 nn.ReLU())
+
+        self.down1, self.down2 = block(3, width), block(width, 2 * width)
+        self.bottom = block(2 * width, 4 * width)
+        self.up = nn.ConvTranspose2d(4 * width, 2 * width, 2, stride=2)
+        self.dec2, self.dec1 = block(4 * width, 2 * width), block(3 * width, width)
+        self.head = nn.Conv2d(width, 3, 1)
+
+    def forward(self, x):
+        a = self.down1(x)
+        b = self.down2(F.max_pool2d(a, 2))
+        c = self.bottom(F.max_pool2d(b, 2))
+        d = self.dec2(torch.cat([self.up(c), b], dim=1))
+        e = F.interpolate(d, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.head(self.dec1(torch.cat([e, a], dim=1)))
+
+
+def unet(batch: int = 2, image: int = 32, seed: int = 0):
+    torch.manual_seed(seed)
+    return UNet(), F.mse_loss, (torch.randn(batch, 3, image, image),
+                                torch.randn(batch, 3, image, image))
+
+
 NETWORKS = {"mlp": mlp, "resnet": resnet, "mobilenet": mobilenet, "gpt": gpt}

@@ -104,7 +104,7 @@ def python_examples() -> list[str]:
 
 
 def test_the_readme_has_a_self_contained_python_example():
-    assert any("remat.torch.compile" in b for b in code_blocks(ROOT / "README.md", "python"))
+    assert any("remat.torch.wrap" in b for b in code_blocks(ROOT / "README.md", "python"))
 
 
 @pytest.mark.parametrize("code", python_examples(), ids=lambda code: code.splitlines()[1][:40])

@@ -80,7 +80,13 @@ def test_checkpoint_all_recomputes_nothing_and_measures_the_predicted_peak():
     # storage. So the measured peak is the predicted one, less at most one member's bytes.
     members = [step.graph.nodes[v].bytes for v, n in enumerate(step.captured.nodes)
                if n.target is operator.getitem]
-    measured, predicted = step.last_run.measured_peak_bytes, step.plan.predicted_peak_bytes
+    # The executor measures the values it holds; kernel workspace (in the plan's predicted
+    # peak) happens inside the kernels, so the held values are compared without it.
+    held_only = step.captured.to_graph([n.cost for n in step.graph.nodes], step.graph.cost_unit,
+                                       workspace=False)
+    predicted = remat.simulate(held_only, step.schedule).peak_bytes
+    assert step.plan.predicted_peak_bytes > predicted  # convolutions' workspace is counted
+    measured = step.last_run.measured_peak_bytes
     assert predicted - max(members) <= measured <= predicted
 
 

@@ -12,6 +12,7 @@ whenever a consumer runs).
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import traceback
@@ -69,12 +70,14 @@ class CapturedStep:
     def __len__(self) -> int:
         return len(self.nodes)
 
-    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
-        """The remat graph of the step with one cost per node and each node's kernel workspace
-        (workspace.py), validated by the C++ core."""
+    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "", *,
+                 workspace: bool = True) -> _core.Graph:
+        """The remat graph of the step with one cost per node and, unless ``workspace`` is
+        false, each node's kernel workspace (workspace.py); validated by the C++ core."""
         from remat.torch.workspace import node_workspace_bytes
 
-        nodes = [_core.Node(n.name, kind, cost, nbytes, workspace_bytes=node_workspace_bytes(n))
+        nodes = [_core.Node(n.name, kind, cost, nbytes,
+                            workspace_bytes=node_workspace_bytes(n) if workspace else 0)
                  for n, kind, cost, nbytes in zip(self.nodes, self.kinds, costs, self.bytes)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
@@ -135,6 +138,40 @@ def _writes_an_input(target: Any) -> bool:
         a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
 
+# Operations that tracing would replace by Python decompositions (torch._decomp registers them
+# for the Autograd and CompositeImplicitAutograd keys), although eager autograd runs them whole:
+# bilinear upsampling would become _unsafe_index operations, slower and, in backward, summed in
+# another order than upsample_bilinear2d_backward, so gradients would differ from eager's.
+# remat plans them as one node each, like eager runs them.
+_KEPT_WHOLE = ("upsample_bilinear2d", "upsample_bicubic2d", "upsample_linear1d",
+               "upsample_trilinear3d", "upsample_nearest1d", "upsample_nearest2d",
+               "upsample_nearest3d", "_upsample_bilinear2d_aa")
+
+
+@contextlib.contextmanager
+def kept_whole():
+    """Within it, tracing records the operations of ``_KEPT_WHOLE`` as eager autograd runs them,
+    without torch's Python decompositions."""
+    keys = (torch._C.DispatchKey.Autograd, torch._C.DispatchKey.CompositeImplicitAutograd)
+    removed = []
+    for name in _KEPT_WHOLE:
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is None:
+            continue
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            for key in keys:
+                if key in op.py_kernels:
+                    removed.append((op, key, op.py_kernels.pop(key)))
+            op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op, key, kernel in removed:
+            op.py_kernels[key] = kernel
+            op._dispatch_cache.clear()
+
+
 class _StepModule(torch.nn.Module):
     """model + loss as one module whose forward returns the loss, as AOTAutograd expects."""
 
@@ -176,7 +213,7 @@ def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Ten
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            with _reparametrize_module(wrapper, state):
+            with _reparametrize_module(wrapper, state), kept_whole():
                 traced = aot_export_module(wrapper, fake_inputs, trace_joint=True,
                                            output_loss_index=0)
         except Exception as error:  # noqa: BLE001: every tracing failure becomes a CaptureError

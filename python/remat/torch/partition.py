@@ -21,6 +21,7 @@ elimination has run on the joint graph.
 from __future__ import annotations
 
 import operator
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -232,6 +233,7 @@ class RegionPlan:
     schedule: _core.Schedule
     forward_nodes: int
     saved_values: int = 0
+    seconds: float = 0.0            # planning: remat's graph, the bound and the strategy
 
 
 @dataclass
@@ -258,15 +260,18 @@ class RematPartition:
         if functorch_config.cse:
             joint_module.graph = fx_graph_cse(joint_module.graph)
             joint_module.recompile()
+        started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
         plan, graph, schedule = self.plan_region(joint)
+        seconds = time.monotonic() - started
         operations = _core.build_plan(graph, schedule)
         forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
                                              static_lifetime_input_indices)
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
-                                     forward_nodes=joint.loss, saved_values=saved))
+                                     forward_nodes=joint.loss, saved_values=saved,
+                                     seconds=seconds))
         return forward, backward
 
 

@@ -19,6 +19,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from remat.errors import UsageError
+from remat.torch.capture import kept_whole
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
 
@@ -87,11 +88,14 @@ class PlannedModule(torch.nn.Module):
                _autocast_state(),
                tuple(p.requires_grad for p in self.module.parameters()))
         function = self._functions.get(key)
-        if function is None:
-            function = self._trace()
-            self._functions[key] = function
         params = dict(self.module.named_parameters(remove_duplicate=False))
         buffers = dict(self.module.named_buffers(remove_duplicate=False))
+        if function is None:
+            function = self._trace()
+            with kept_whole():  # the first call traces
+                result = function(params, buffers, *args, **kwargs)
+            self._functions[key] = function
+            return result
         return function(params, buffers, *args, **kwargs)
 
     def _trace(self):

@@ -1,0 +1,293 @@
+"""remat's torch.compile backend against plain torch.compile and PyTorch's own activation
+memory budget, under Inductor (docs/BENCHMARKS.md, "remat inside torch.compile").
+
+Three models written for the trial (a ViT with scaled dot-product attention, a U-Net with batch
+norm, transposed convolution and bilinear upsampling, a GRU model with torch.where, a custom
+autograd.Function and dropout), each at 100/70/50/30% of its activation peak:
+
+- plain torch.compile (Inductor, PyTorch's min-cut partitioner at its default budget);
+- remat's backend (``remat.torch.backend(budget=f, strategy=...)``, Inductor);
+- the knob (``torch._functorch.config.activation_memory_budget = f``, Inductor).
+
+Measured the same way for all: peak = the largest net CPU allocation during one training step
+(zero_grad, forward, loss, backward) from the profiler's memory events, after a warm-up step;
+step time = the median of N steps, the contenders alternating step by step so that drift of a
+shared machine falls on all alike. Gradients: remat's compiled path against plain
+torch.compile (largest absolute difference), and the eager path (``remat.torch.wrap``) against
+``loss.backward()`` (bit-identical or not). Ratios are against plain torch.compile of the same
+run. The capture and plan time of a ResNet-18-sized model (batch 32, 224x224) is the last row.
+
+Usage: .venv/bin/python scripts/bench_compiled.py [--quick] [--out results.json]
+           [--device cpu|cuda] [--steps 5] [--strategy local-search]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "python", "tests"))
+sys.path.insert(0, HERE)
+
+import remat  # noqa: E402
+import remat.torch  # noqa: E402
+from export_captures import UNet, Vit  # noqa: E402  (the captures' models)
+
+import networks  # noqa: E402  (the ResNet-18-style network of the tests)
+
+
+class LeakyClip(torch.autograd.Function):
+    """A custom autograd.Function: leaky ReLU whose gradient is clipped to [-1, 1]."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.where(x > 0, x, 0.1 * x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return torch.where(x > 0, grad, 0.1 * grad).clamp(-1, 1)
+
+
+class GruModel(nn.Module):
+    def __init__(self, vocab: int = 64, dim: int = 128, classes: int = 8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.gru = nn.GRU(dim, dim, num_layers=2, batch_first=True)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, tokens):
+        y, _ = self.gru(self.embed(tokens))
+        y = torch.where(y.abs() > 1e-3, LeakyClip.apply(y), y)
+        return self.head(self.drop(y).mean(dim=1))
+
+
+def models(quick: bool, device: torch.device):
+    torch.manual_seed(0)
+    ce = nn.CrossEntropyLoss()
+    scale = 1 if quick else 2
+    rows = {
+        "vit": (Vit(image=32, dim=64 * scale, depth=2 * scale), ce,
+                [torch.randn(8 * scale, 3, 32, 32), torch.randint(0, 10, (8 * scale,))]),
+        "unet": (UNet(width=8 * scale), lambda y, t: F.mse_loss(y, t),
+                 [torch.randn(2 * scale, 3, 64, 64), torch.randn(2 * scale, 3, 64, 64)]),
+        "gru": (GruModel(dim=64 * scale), ce,
+                [torch.randint(0, 64, (8 * scale, 16)), torch.randint(0, 8, (8 * scale,))]),
+    }
+    return {name: (model.to(device), loss, [t.to(device) for t in inputs])
+            for name, (model, loss, inputs) in rows.items()}
+
+
+def run_step(model, loss_fn, inputs):
+    def run():
+        model.zero_grad(set_to_none=True)
+        loss_fn(model(inputs[0]), *inputs[1:]).backward()
+    return run
+
+
+def step_peak_bytes(fn, device: torch.device) -> int:
+    """Largest net allocation during fn(), in bytes, above what was allocated before it."""
+    fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        start = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        fn()
+        torch.cuda.synchronize(device)
+        return torch.cuda.max_memory_allocated(device) - start
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
+                    key=lambda e: e.start_ns())
+    level = peak = 0
+    for e in events:
+        level += e.nbytes()
+        peak = max(peak, level)
+    return peak
+
+
+def alternating_times(fns: dict, steps: int, device: torch.device) -> dict:
+    """Median seconds per step of each fn, the fns taking turns step by step."""
+    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
+    samples = {k: [] for k in fns}
+    for _ in range(steps):
+        for k, fn in fns.items():
+            sync()
+            start = time.perf_counter()
+            fn()
+            sync()
+            samples[k].append(time.perf_counter() - start)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def grads(model):
+    return [p.grad.detach().clone() for p in model.parameters()]
+
+
+def max_difference(a, b) -> float:
+    return max(float((x - y).abs().max()) for x, y in zip(a, b))
+
+
+def compiled(model, backend=None):
+    torch._dynamo.reset()
+    net = copy.deepcopy(model)
+    if backend is None:
+        return net, torch.compile(net, dynamic=False)
+    return net, torch.compile(net, backend=backend, dynamic=False)
+
+
+def bench_model(name, model, loss_fn, inputs, fractions, args, device):
+    import torch._functorch.config as functorch_config
+
+    rows = []
+    model.train()
+    torch.manual_seed(1)
+    plain_net, plain = compiled(model)
+    start = time.perf_counter()
+    run_step(plain, loss_fn, inputs)()
+    plain_compile_s = time.perf_counter() - start
+    plain_peak = step_peak_bytes(run_step(plain, loss_fn, inputs), device)
+    grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    torch.manual_seed(2)
+    run_step(plain, loss_fn, inputs)()
+    plain_grads = grads(plain_net)
+
+    # The eager path: bit-identical to loss.backward()?
+    eager = copy.deepcopy(model)
+    wrapped_model = copy.deepcopy(model)
+    torch.manual_seed(3)
+    run_step(eager, loss_fn, inputs)()
+    try:
+        wrapped = remat.torch.wrap(wrapped_model, budget="50%", strategy=args.strategy,
+                                   time_limit_s=args.time_limit)
+        torch.manual_seed(3)
+        run_step(wrapped, loss_fn, inputs)()
+        eager_identical = all(torch.equal(a, b) for a, b in zip(grads(eager),
+                                                                grads(wrapped_model)))
+        eager_note = str(wrapped.plan)
+    except remat.Error as error:
+        eager_identical, eager_note = None, f"{type(error).__name__}: {error}"
+    rows.append({"model": name, "row": "eager path", "bit_identical": eager_identical,
+                 "plan": eager_note})
+    print(json.dumps(rows[-1]), flush=True)
+
+    for fraction in fractions:
+        row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_peak,
+               "plain_compile_s": plain_compile_s, "gradient_bytes": grad_bytes}
+        backend = remat.torch.backend(budget=f"{100 * fraction:g}%", strategy=args.strategy,
+                                      time_limit_s=args.time_limit)
+        remat_net, ours = compiled(model, backend)
+        try:
+            start = time.perf_counter()
+            torch.manual_seed(2)
+            run_step(ours, loss_fn, inputs)()
+            row["remat_compile_s"] = time.perf_counter() - start
+        except Exception as error:  # noqa: BLE001: an infeasible budget is a result here
+            row["remat_error"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+            ours = None
+        if ours is not None:
+            plans = backend.plans
+            row["remat_regions"] = len(plans)
+            row["remat_plan"] = [str(p.plan) for p in plans]
+            row["remat_budget_bytes"] = sum(p.plan.budget_bytes for p in plans)
+            row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
+            row["remat_workspace_bytes"] = sum(max(n.workspace_bytes for n in p.graph.nodes)
+                                               for p in plans)
+            row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
+            row["remat_peak_bytes"] = step_peak_bytes(run_step(ours, loss_fn, inputs), device)
+        knob = None
+        if fraction < 1:
+            with functorch_config.patch(activation_memory_budget=fraction):
+                knob_net, knob = compiled(model)
+                run_step(knob, loss_fn, inputs)()
+                row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs),
+                                                         device)
+        fns = {"plain": run_step(plain, loss_fn, inputs)}
+        if ours is not None:
+            fns["remat"] = run_step(ours, loss_fn, inputs)
+        if knob is not None:
+            fns["knob"] = run_step(knob, loss_fn, inputs)
+        if knob is not None:
+            with functorch_config.patch(activation_memory_budget=fraction):
+                times = alternating_times(fns, args.steps, device)
+        else:
+            times = alternating_times(fns, args.steps, device)
+        for k, v in times.items():
+            row[f"{k}_step_s"] = v
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+def resnet18_planning(args) -> dict:
+    """Capture and plan of a ResNet-18-sized model, batch 32, 224x224, by the eager path: the
+    first call traces (AOTAutograd), plans and runs one forward; a second call's forward time
+    is taken off, so what remains is capture and plan."""
+    model, loss_fn, (x, y) = networks.resnet(batch=32, image=224, blocks=(2, 2, 2, 2),
+                                             width=64)
+    wrapped = remat.torch.wrap(model, budget="50%", strategy="local-search",
+                               time_limit_s=args.time_limit)
+    start = time.perf_counter()
+    out = wrapped(x)
+    first_s = time.perf_counter() - start
+    del out
+    start = time.perf_counter()
+    out = wrapped(x)
+    forward_s = time.perf_counter() - start
+    del out
+    region = wrapped.plans[0]
+    return {"model": "resnet18 batch 32 224x224", "row": "capture and plan",
+            "capture_and_plan_s": first_s - forward_s, "plan_s": region.seconds,
+            "forward_s": forward_s, "nodes": region.plan.nodes, "plan": str(region.plan)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--out", default="", help="write every row as JSON here")
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--strategy", default="local-search")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--models", default="vit,unet,gru")
+    parser.add_argument("--fractions", default="1,0.7,0.5,0.3")
+    parser.add_argument("--skip-resnet", action="store_true")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    results = {"machine": {"cpus": os.cpu_count(), "torch": torch.__version__,
+                           "threads": torch.get_num_threads(), "device": str(device)},
+               "rows": []}
+
+    def save():
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=2)
+
+    fractions = [float(f) for f in args.fractions.split(",")]
+    for name, (model, loss_fn, inputs) in models(args.quick, device).items():
+        if name in args.models.split(","):
+            results["rows"] += bench_model(name, model, loss_fn, inputs, fractions, args,
+                                           device)
+            save()
+    if not args.skip_resnet and device.type == "cpu":
+        results["rows"].append(resnet18_planning(args))
+        print(json.dumps(results["rows"][-1]), flush=True)
+        save()
+
+
+if __name__ == "__main__":
+    main()
