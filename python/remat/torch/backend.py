@@ -99,7 +99,8 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
             time_limit_s: float = 60.0, compiler: str = "inductor", threads: int = 1,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
-            unknown_ops: str = "error", flops_per_byte: float = 1.0) -> RematBackend:
+            unknown_ops: str = "error", flops_per_byte: float = 1.0,
+            workspace: bool = True) -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
@@ -112,5 +113,6 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     settings = region_settings(budget=budget, memory=memory, optimizer=optimizer,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
-                               unknown_ops=unknown_ops, flops_per_byte=flops_per_byte)
+                               unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
+                               workspace=workspace)
     return RematBackend(settings, compiler)

@@ -91,11 +91,13 @@ class JointGraph:
     def workspace(self) -> list[int]:
         return [0 if n is None else node_workspace_bytes(n) for n in self.order]
 
-    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "") -> _core.Graph:
+    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "", *,
+                 workspace: bool = True) -> _core.Graph:
         names = [n.name if n is not None else "loss_and_tangents" for n in self.order]
+        spaces = self.workspace() if workspace else [0] * len(self.order)
         nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w)
                  for n, kind, cost, nbytes, w in
-                 zip(names, self.kinds(), costs, self.bytes, self.workspace())]
+                 zip(names, self.kinds(), costs, self.bytes, spaces)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def planning_costs(self, costs: Sequence[float]) -> list[float]:

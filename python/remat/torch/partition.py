@@ -234,6 +234,7 @@ class RegionPlan:
     forward_nodes: int
     saved_values: int = 0
     seconds: float = 0.0            # planning: remat's graph, the bound and the strategy
+    workspace_bytes: int = 0        # the largest kernel workspace of a node (workspace.py)
 
 
 @dataclass
@@ -271,7 +272,8 @@ class RematPartition:
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
                                      forward_nodes=joint.loss, saved_values=saved,
-                                     seconds=seconds))
+                                     seconds=seconds,
+                                     workspace_bytes=max(joint.workspace(), default=0)))
         return forward, backward
 
 

@@ -38,6 +38,7 @@ class RegionSettings:
     gap: float
     unknown_ops: str
     flops_per_byte: float
+    workspace: bool = True  # count kernel workspace (CPU convolutions) in the peak
 
 
 def optimizer_state_bytes(optimizer: Any) -> int:
@@ -77,7 +78,7 @@ def _state_copies(optimizer: torch.optim.Optimizer, group: dict) -> int:
 def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer: Any,
                     strategy: str, time_limit_s: float, threads: int, seed: int,
                     lower_bound: bool, gap: float, unknown_ops: str,
-                    flops_per_byte: float) -> RegionSettings:
+                    flops_per_byte: float, workspace: bool = True) -> RegionSettings:
     """Checks every option before anything is traced."""
     if (memory is None) == (budget is None):
         raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
@@ -103,7 +104,7 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                           optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
                           time_limit_s=float(time_limit_s), threads=threads, seed=seed,
                           lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
-                          flops_per_byte=float(flops_per_byte))
+                          flops_per_byte=float(flops_per_byte), workspace=bool(workspace))
 
 
 def plan_region(settings: RegionSettings, joint: JointGraph
@@ -116,8 +117,10 @@ def plan_region(settings: RegionSettings, joint: JointGraph
     costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
                                              unknown_ops=settings.unknown_ops)
              for n in joint.order]
-    graph = joint.to_graph(costs, "flop")
-    planning_graph = joint.to_graph(joint.planning_costs(costs), "flop") if joint.once else graph
+    graph = joint.to_graph(costs, "flop", workspace=settings.workspace)
+    planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop",
+                                     workspace=settings.workspace)
+                      if joint.once else graph)
     fixed = joint.fixed_bytes + settings.optimizer_bytes
     resolved = _core._resolve_budget(graph, settings.budget, settings.memory, fixed)
     budget_bytes = resolved.activation_bytes

@@ -138,7 +138,7 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
          optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3, unknown_ops: str = "error",
-         flops_per_byte: float = 1.0) -> PlannedModule:
+         flops_per_byte: float = 1.0, workspace: bool = True) -> PlannedModule:
     """Returns ``model`` planned by remat, to train with ``loss.backward()`` as usual.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -156,7 +156,8 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     settings = region_settings(budget=budget, memory=memory, optimizer=optimizer,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
-                               unknown_ops=unknown_ops, flops_per_byte=flops_per_byte)
+                               unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
+                               workspace=workspace)
     planned = PlannedModule(model, settings)
     if example_inputs is not None:
         planned.plan_now(example_inputs)
