@@ -117,3 +117,17 @@ def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():
     names = [n.name for n in planned.plans[0].graph.nodes]
     assert any(n.startswith("upsample_bilinear2d_backward") for n in names), names
     assert not any("_unsafe_index" in n for n in names), names
+
+
+def test_convolution_workspace_counts_unless_turned_off():
+    model, loss_fn, inputs = networks.unet()
+    counted = remat.torch.wrap(copy.deepcopy(model), budget="50%", strategy="checkpoint-all",
+                               lower_bound=False)
+    with pytest.raises(remat.InfeasibleBudgetError, match="below the minimum peak"):
+        counted(inputs[0])
+    free = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all", lower_bound=False,
+                            workspace=False)
+    loss_fn(free(inputs[0]), inputs[1]).backward()
+    region = free.plans[0]
+    assert all(n.workspace_bytes == 0 for n in region.graph.nodes)
+    assert region.workspace_bytes > 0  # still reported
