@@ -177,16 +177,20 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
     wrapped_model = copy.deepcopy(model)
     torch.manual_seed(3)
     run_step(eager, loss_fn, inputs)()
-    try:
-        wrapped = remat.torch.wrap(wrapped_model, budget="50%", strategy=args.strategy,
-                                   time_limit_s=args.time_limit)
-        torch.manual_seed(3)
-        run_step(wrapped, loss_fn, inputs)()
-        eager_identical = all(torch.equal(a, b) for a, b in zip(grads(eager),
-                                                                grads(wrapped_model)))
-        eager_note = str(wrapped.plan)
-    except remat.Error as error:
-        eager_identical, eager_note = None, f"{type(error).__name__}: {error}"
+    eager_identical, eager_note = None, ""
+    for workspace in (True, False):  # without the workspace bound where it leaves no schedule
+        try:
+            wrapped = remat.torch.wrap(copy.deepcopy(wrapped_model), budget="50%",
+                                       strategy=args.strategy, time_limit_s=args.time_limit,
+                                       workspace=workspace)
+            torch.manual_seed(3)
+            run_step(wrapped, loss_fn, inputs)()
+            eager_identical = all(torch.equal(a, b) for a, b in zip(grads(eager),
+                                                                    grads(wrapped.module)))
+            eager_note = str(wrapped.plan) + ("" if workspace else " (workspace not counted)")
+            break
+        except remat.Error as error:
+            eager_note += f"{type(error).__name__}: {error}; "
     rows.append({"model": name, "row": "eager path", "bit_identical": eager_identical,
                  "plan": eager_note})
     print(json.dumps(rows[-1]), flush=True)
@@ -269,8 +273,57 @@ def resnet18_planning(args) -> dict:
             "forward_s": forward_s, "nodes": region.plan.nodes, "plan": str(region.plan)}
 
 
+def mb(n) -> str:
+    return "-" if n is None else f"{n / 1e6:.2f}"
+
+
+def print_tables(path: str) -> None:
+    """The JSON of a run as the markdown tables of docs/BENCHMARKS.md."""
+    with open(path) as f:
+        rows = json.load(f)["rows"]
+    print("| model | fraction | remat budget (+ workspace) MB | remat predicted MB | remat "
+          "measured MB (x plain) | knob measured MB (x plain) | remat step (x plain) | knob "
+          "step (x plain) | remat compile s (plan s) | max grad diff |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "fraction" not in r:
+            continue
+        plain_peak, plain_s = r["plain_peak_bytes"], r["plain_step_s"]
+        if "remat_peak_bytes" in r:
+            counted = "" if r.get("remat_workspace_counted") else " (not counted)"
+            remat = (f"{mb(r['remat_budget_bytes'])} (+{mb(r['remat_workspace_bytes'])}"
+                     f"{counted})", mb(r["remat_predicted_peak_bytes"]),
+                     f"{mb(r['remat_peak_bytes'])} ({r['remat_peak_bytes'] / plain_peak:.2f}x)",
+                     f"{r['remat_step_s'] * 1e3:.1f} ms ({r['remat_step_s'] / plain_s:.2f}x)",
+                     f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
+                     f"{r['remat_grad_max_difference']:.1e}")
+        else:
+            why = r.get("remat_error_without_workspace") or r.get("remat_error", "")
+            remat = (f"- ({why[:90]})", "-", "-", "-", "-", "-")
+        knob = ("-", "-")
+        if "knob_peak_bytes" in r:
+            knob = (f"{mb(r['knob_peak_bytes'])} ({r['knob_peak_bytes'] / plain_peak:.2f}x)",
+                    f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)")
+        print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
+              f"{knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} |")
+    print()
+    for r in rows:
+        if r.get("row") == "eager path":
+            print(f"- {r['model']}, eager path (wrap, 50%): bit-identical to loss.backward(): "
+                  f"{r['bit_identical']} ({r['plan']})")
+        elif r.get("row") == "capture and plan":
+            print(f"- {r['model']}: capture and plan {r['capture_and_plan_s']:.1f} s (plan "
+                  f"{r['plan_s']:.1f} s, {r['nodes']} nodes): {r['plan']}")
+    base = {r["model"]: (r["plain_peak_bytes"], r["plain_step_s"], r["plain_compile_s"])
+            for r in rows if "fraction" in r}
+    for model, (peak, step_s, compile_s) in base.items():
+        print(f"- {model}: plain torch.compile peaks at {mb(peak)} MB, {step_s * 1e3:.1f} ms "
+              f"per step (first step with compilation {compile_s:.1f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", default="", help="print a results JSON as markdown")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--out", default="", help="write every row as JSON here")
     parser.add_argument("--steps", type=int, default=5)
@@ -281,6 +334,9 @@ def main() -> None:
     parser.add_argument("--fractions", default="1,0.7,0.5,0.3")
     parser.add_argument("--skip-resnet", action="store_true")
     args = parser.parse_args()
+    if args.table:
+        print_tables(args.table)
+        return
     device = torch.device(args.device)
     # Dynamo runs nn.GRU eagerly, outside every compiled region, unless told to trace it.
     torch._dynamo.config.allow_rnn = True

@@ -95,5 +95,7 @@ def test_backend_checks_its_options_at_once():
         remat.torch.backend(budget="50%", compiler="tvm")
     with pytest.raises(remat.UsageError, match="exactly one of memory"):
         remat.torch.backend()
+    with pytest.raises(remat.UsageError, match="no setting 'fusion_please'"):
+        remat.torch.backend(budget="50%", inductor_config={"fusion_please": True})
     with pytest.raises(remat.UsageError, match="nothing is planned yet"):
         remat.torch.backend(budget="50%").plan

@@ -59,9 +59,11 @@ class RematBackend:
     """The backend ``remat.torch.backend`` returns. ``plans`` lists each compiled region's
     plan, ``plan`` the latest one's."""
 
-    def __init__(self, settings: RegionSettings, compiler: str):
+    def __init__(self, settings: RegionSettings, compiler: str,
+                 inductor_config: Optional[dict] = None):
         self.settings = settings
         self.compiler = compiler
+        self.inductor_config = dict(inductor_config or {})
         self._partition = RematPartition(lambda joint: plan_region(settings, joint))
 
     @property
@@ -87,7 +89,8 @@ class RematBackend:
         partitioner = _partitioner_class()(self._partition)
         # The caches of compiled graphs key on the graph, not on remat's budget: a graph
         # compiled at another budget (or by plain torch.compile) must not be reused.
-        with inductor_config.patch(custom_partitioner_fn=partitioner, fx_graph_cache=False), \
+        with inductor_config.patch(self.inductor_config), \
+                inductor_config.patch(custom_partitioner_fn=partitioner, fx_graph_cache=False), \
                 functorch_config.patch(enable_autograd_cache=False):
             return compile_fx(gm, example_inputs)
 
@@ -100,19 +103,31 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             time_limit_s: float = 60.0, compiler: str = "inductor", threads: int = 1,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
             unknown_ops: str = "error", flops_per_byte: float = 1.0,
-            workspace: bool = True) -> RematBackend:
+            workspace: bool = True, inductor_config: Optional[dict] = None) -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
     ``optimizer=`` to count its state), ``strategy``, ``time_limit_s`` per region.
-    ``compiler`` is ``"inductor"`` or ``"aot_eager"``. Compile with ``dynamic=False``: remat
-    plans one schedule per input shape. Raises UsageError at once for a bad option.
+    ``compiler`` is ``"inductor"`` or ``"aot_eager"``; ``inductor_config`` patches Inductor's
+    configuration while it compiles (e.g. ``{"score_fusion_memory_threshold": 10**12}`` stops
+    Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
+    Compile with ``dynamic=False``: remat plans one schedule per input shape. Raises
+    UsageError at once for a bad option.
     """
     if compiler not in COMPILERS:
         raise UsageError(f"compiler must be one of {', '.join(COMPILERS)}, got {compiler!r}")
+    if inductor_config is not None:
+        from torch._inductor import config as inductor_settings
+
+        if not isinstance(inductor_config, dict):
+            raise UsageError("inductor_config must be a dict of Inductor settings, got "
+                             f"{type(inductor_config).__name__}")
+        unknown = [k for k in inductor_config if not hasattr(inductor_settings, k)]
+        if unknown:
+            raise UsageError(f"inductor_config: Inductor has no setting {unknown[0]!r}")
     settings = region_settings(budget=budget, memory=memory, optimizer=optimizer,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
                                workspace=workspace)
-    return RematBackend(settings, compiler)
+    return RematBackend(settings, compiler, inductor_config)
