@@ -215,7 +215,8 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
                 break
             except Exception as error:  # noqa: BLE001: an infeasible budget is a result here
                 key = "remat_error" if workspace else "remat_error_without_workspace"
-                row[key] = f"{type(error).__name__}: {str(error).strip().splitlines()[-1]}"
+                lines = [line for line in str(error).splitlines() if "Error:" in line]
+                row[key] = lines[0] if lines else f"{type(error).__name__}: {error}"
                 ours = None
         if ours is not None:
             plans = backend.plans
