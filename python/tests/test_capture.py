@@ -200,3 +200,31 @@ def test_inputs_that_require_grad_have_gradient_outputs():
     captured = capture(nn.Linear(3, 2), lambda out: out.sum(), (x,))
     assert list(captured.input_gradients.values()) == [0]
     assert captured.input_specs[0].requires_grad
+
+
+def test_cpu_attention_is_charged_its_products_not_its_bytes():
+    from torch.nn import functional as F
+    from torch.utils.flop_counter import sdpa_backward_flop_count, sdpa_flop_count
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(32, 96)
+
+        def forward(self, x):
+            q, k, v = self.qkv(x).view(2, 64, 3, 4, 8).permute(2, 0, 3, 1, 4)
+            return F.scaled_dot_product_attention(q, k, v).sum()
+
+    captured = capture(Attention(), lambda y: y, (torch.randn(2, 64, 32),))
+    costs = flop_costs(captured)
+    shape = (2, 4, 64, 8)
+    found = {}
+    for node, cost in zip(captured.nodes, costs):
+        name = str(node.target)
+        if "flash_attention_for_cpu" in name:
+            found["backward" if "backward" in name else "forward"] = cost
+    assert found["forward"] == sdpa_flop_count(shape, shape, shape)
+    assert found["backward"] == sdpa_backward_flop_count(shape, shape, shape, shape)
+    # Its bytes moved (q, k, v and the output: what it was charged before) are far below.
+    moved = 4 * (2 * 4 * 64 * 8) * 4
+    assert found["forward"] > 10 * moved
