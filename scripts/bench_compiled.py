@@ -42,7 +42,8 @@ sys.path.insert(0, HERE)
 
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
-from export_captures import UNet, Vit  # noqa: E402  (the captures' models)
+from bench_python import step_peak_bytes  # noqa: E402  (measured as that bench measures)
+from export_captures import GruModel as CaptureGru, UNet, Vit  # noqa: E402  (the captures')
 
 import networks  # noqa: E402  (the ResNet-18-style network of the tests)
 
@@ -61,13 +62,8 @@ class LeakyClip(torch.autograd.Function):
         return torch.where(x > 0, grad, 0.1 * grad).clamp(-1, 1)
 
 
-class GruModel(nn.Module):
-    def __init__(self, vocab: int = 64, dim: int = 128, classes: int = 8):
-        super().__init__()
-        self.embed = nn.Embedding(vocab, dim)
-        self.gru = nn.GRU(dim, dim, num_layers=2, batch_first=True)
-        self.drop = nn.Dropout(0.1)
-        self.head = nn.Linear(dim, classes)
+class GruModel(CaptureGru):
+    """The captures' GRU model, its leaky ReLU through a custom autograd.Function."""
 
     def forward(self, tokens):
         y, _ = self.gru(self.embed(tokens))
@@ -102,28 +98,6 @@ def run_step(model, loss_fn, inputs):
         model.zero_grad(set_to_none=True)
         loss_fn(model(inputs[0]), *inputs[1:]).backward()
     return run
-
-
-def step_peak_bytes(fn, device: torch.device) -> int:
-    """Largest net allocation during fn(), in bytes, above what was allocated before it."""
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-        start = torch.cuda.memory_allocated(device)
-        torch.cuda.reset_peak_memory_stats(device)
-        fn()
-        torch.cuda.synchronize(device)
-        return torch.cuda.max_memory_allocated(device) - start
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        fn()
-    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
-                    key=lambda e: e.start_ns())
-    level = peak = 0
-    for e in events:
-        level += e.nbytes()
-        peak = max(peak, level)
-    return peak
 
 
 def alternating_times(fns: dict, steps: int, device: torch.device) -> dict:

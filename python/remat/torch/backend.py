@@ -72,9 +72,7 @@ class RematBackend:
 
     @property
     def plan(self):
-        if not self._partition.plans:
-            raise UsageError("nothing is planned yet: the model is compiled at its first call")
-        return self._partition.plans[-1].plan
+        return self._partition.latest_plan("the model is compiled at its first call")
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         if self.compiler == "aot_eager":

@@ -141,14 +141,12 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
             inputs_of[v].append(u)
     seeds = {base_of[o] for o in forward_outputs
              if isinstance(o, fx.Node) and base_of.get(o) is not None and base_of[o] >= 0}
-    seeds |= mapped.writing_nodes - _descendants(reads_tangent, mapped.edges, count)
-    forward: set[int] = set()
-    stack = list(seeds)
-    while stack:
-        v = stack.pop()
-        if v not in forward:
-            forward.add(v)
-            stack.extend(inputs_of[v])
+    users: list[list[int]] = [[] for _ in range(count)]
+    for u, v in mapped.edges:
+        if u != _TANGENTS:
+            users[u].append(v)
+    seeds |= mapped.writing_nodes - _reachable(reads_tangent, users)
+    forward = _reachable(seeds, inputs_of)
     if forward & reads_tangent:
         v = min(forward & reads_tangent)
         raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
@@ -189,18 +187,15 @@ def _replayable(node: fx.Node) -> bool:
                for a in node.args)
 
 
-def _descendants(start: set[int], edges: set[tuple[int, int]], count: int) -> set[int]:
-    users: list[list[int]] = [[] for _ in range(count)]
-    for u, v in edges:
-        if u >= 0:
-            users[u].append(v)
+def _reachable(start: set[int], neighbours: list[list[int]]) -> set[int]:
+    """``start`` and every node reached from it through ``neighbours``."""
     found: set[int] = set()
     stack = list(start)
     while stack:
         v = stack.pop()
         if v not in found:
             found.add(v)
-            stack.extend(users[v])
+            stack.extend(neighbours[v])
     return found
 
 

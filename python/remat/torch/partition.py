@@ -29,7 +29,7 @@ import torch
 from torch import fx
 
 from remat import _core
-from remat.errors import InfeasibleBudgetError, InternalError
+from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
 
 __all__ = ["schedule_modules", "RematPartition"]
@@ -245,6 +245,12 @@ class RematPartition:
 
     plan_region: Callable[[JointGraph], tuple[Any, _core.Graph, _core.Schedule]]
     plans: list[RegionPlan] = field(default_factory=list)
+
+    def latest_plan(self, when: str) -> Any:
+        """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
+        if not self.plans:
+            raise UsageError(f"nothing is planned yet: {when}")
+        return self.plans[-1].plan
 
     def __call__(self, joint_module: fx.GraphModule, joint_inputs: Any, *,
                  num_fwd_outputs: int,

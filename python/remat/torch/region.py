@@ -3,7 +3,6 @@ of a joint graph through the planning layer (``remat.plan``)."""
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any, Optional, Union
@@ -13,9 +12,10 @@ import torch
 from remat import _core, planning
 from remat.errors import InfeasibleBudgetError, UsageError
 from remat.planning import _size_text
-from remat.torch.costs import UNKNOWN_OPS, check_cost_options, node_flops
+from remat.torch.costs import check_cost_options, node_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
+from remat.torch.step import _plan_of, _time_limit, no_schedule_error
 
 __all__ = ["RegionSettings", "region_settings", "plan_region", "optimizer_state_bytes"]
 
@@ -89,20 +89,17 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
     if strategy not in _core.strategy_names():
         raise UsageError(f"unknown strategy {strategy!r}; choose from: "
                          f"{', '.join(_core.strategy_names())}")
-    if isinstance(time_limit_s, bool) or not (isinstance(time_limit_s, (int, float)) and
-                                              time_limit_s > 0 and math.isfinite(time_limit_s)):
-        raise UsageError(f"time_limit_s must be a finite number > 0, got {time_limit_s!r}")
+    limit = _time_limit(time_limit_s, None)
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise UsageError(f"threads must be an int, got {threads!r}")
-    _core._check_settings(float(time_limit_s), threads)
+    _core._check_settings(limit, threads)
     if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
         raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
     check_cost_options(flops_per_byte, unknown_ops)
-    assert unknown_ops in UNKNOWN_OPS
     return RegionSettings(budget=_size_text(budget, "budget"),
                           memory=_size_text(memory, "memory", percent=False),
                           optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
-                          time_limit_s=float(time_limit_s), threads=threads, seed=seed,
+                          time_limit_s=limit, threads=threads, seed=seed,
                           lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
                           flops_per_byte=float(flops_per_byte), workspace=bool(workspace))
 
@@ -111,8 +108,6 @@ def plan_region(settings: RegionSettings, joint: JointGraph
                 ) -> tuple[Any, _core.Graph, _core.Schedule]:
     """Plans the joint graph at the settings' budget: the Plan (re-simulated on the true
     costs), the graph with its true costs and the schedule. Raises InfeasibleBudgetError."""
-    from remat.torch.step import _plan_of  # the Plan of a schedule, as compile reports it
-
     started = _now()
     costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
                                              unknown_ops=settings.unknown_ops)
@@ -140,13 +135,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph
                            gap=settings.gap)
     row = report.rows[0]
     if not row.fits:
-        found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
-                 if row.peak_bytes is not None else "it found no schedule")
-        raise InfeasibleBudgetError(
-            f"strategy {settings.strategy} found no schedule within the activation budget "
-            f"{_core.format_bytes(budget_bytes)}: {found}"
-            + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-            + "; try a larger budget, a longer time_limit_s or another strategy")
+        raise no_schedule_error(settings.strategy, budget_bytes, row)
     check_runs_once(joint, planning_graph, row.schedule, settings.strategy)
     bound = report.lower_bound
     if bound is not None and joint.once:

@@ -217,14 +217,9 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
                            lower_bound=lower_bound)
     row = report.rows[0]
     if not row.fits:
-        found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
-                 if row.peak_bytes is not None else "it found no schedule")
-        raise InfeasibleBudgetError(
-            f"strategy {strategy} found no schedule within the activation budget "
-            f"{_core.format_bytes(budget_bytes)}: {found}"
-            + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-            + "; try a larger budget, a longer time_limit_s or another strategy "
-            "(remat.plan(graph, budget=\"min\") on the graph of remat.torch.export_graph finds "
+        raise no_schedule_error(
+            strategy, budget_bytes, row,
+            " (remat.plan(graph, budget=\"min\") on the graph of remat.torch.export_graph finds "
             "the smallest budget and a bound on it)")
     plan = _plan_of(graph, row.schedule, strategy, row.solver_status or "heuristic",
                     budget_bytes, report.no_remat_cost, report.no_remat_peak_bytes, fixed,
@@ -235,6 +230,18 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
 
 # The clock that time_limit_s is measured on (a test may replace it).
 _now = time.monotonic
+
+
+def no_schedule_error(strategy: str, budget_bytes: int, row: planning.PlanRow,
+                      hint: str = "") -> InfeasibleBudgetError:
+    """The error for a strategy that found no schedule within the budget: what it found."""
+    found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
+             if row.peak_bytes is not None else "it found no schedule")
+    return InfeasibleBudgetError(
+        f"strategy {strategy} found no schedule within the activation budget "
+        f"{_core.format_bytes(budget_bytes)}: {found}"
+        + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
+        + "; try a larger budget, a longer time_limit_s or another strategy" + hint)
 
 
 def _time_limit(time_limit_s: Optional[float], time_limit: Optional[float]) -> float:

@@ -73,11 +73,9 @@ class PlannedModule(torch.nn.Module):
 
     @property
     def plan(self):
-        if not self._partition.plans:
-            raise UsageError("nothing is planned yet: call the module once (wrap plans at the "
-                             "first call of each input signature, or at wrap time when given "
-                             "example_inputs)")
-        return self._partition.plans[-1].plan
+        return self._partition.latest_plan(
+            "call the module once (wrap plans at the first call of each input signature, or at "
+            "wrap time when given example_inputs)")
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         if not torch.is_grad_enabled() or not any(p.requires_grad
