@@ -47,6 +47,7 @@ from remat.errors import (  # noqa: F401
     InfeasibleBudgetError,
     InputError,
     InputMismatchError,
+    BudgetWarning,
     InternalError,
     UnknownOpError,
     UsageError,
@@ -60,5 +61,5 @@ __all__ = [
     "plan", "sweep", "max_batch", "relative_gap", "PlanReport", "PlanRow", "SweepPoint", "MinBudget",
     "MaxBatchReport", "BatchSearch", "BatchProbe",
     "Error", "InputError", "UsageError", "InternalError", "CaptureError", "UnknownOpError",
-    "InfeasibleBudgetError", "InputMismatchError",
+    "InfeasibleBudgetError", "InputMismatchError", "BudgetWarning",
 ]

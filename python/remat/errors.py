@@ -9,7 +9,7 @@ from remat._core import Error, InfeasibleBudgetError, InputError, InternalError,
 
 __all__ = [
     "Error", "InputError", "UsageError", "InternalError", "CaptureError", "UnknownOpError",
-    "InfeasibleBudgetError", "InputMismatchError",
+    "InfeasibleBudgetError", "InputMismatchError", "BudgetWarning",
 ]
 
 
@@ -28,3 +28,8 @@ class UnknownOpError(InputError):
 
 class InputMismatchError(UsageError):
     """A step was called with inputs whose shape, dtype or device differ from the example's."""
+
+
+class BudgetWarning(UserWarning):
+    """A compiled region has no schedule within its budget and runs the least-peak schedule
+    found instead (``wrap`` and ``backend`` without ``strict=True``)."""

@@ -92,7 +92,7 @@ def test_loss_must_be_a_scalar():
         capture(nn.Linear(3, 3), lambda out: out, (torch.randn(2, 3),))
 
 
-def test_operation_without_cost_rule_is_named():
+def test_operation_outside_aten_is_charged_the_bytes_it_moves():
     library = torch.library.Library("remat_test", "DEF")
     library.define("scale(Tensor x) -> Tensor")
     library.impl("scale", lambda x: x * 2, "CompositeExplicitAutograd")
@@ -107,11 +107,20 @@ def test_operation_without_cost_rule_is_named():
             return torch.ops.remat_test.scale(self.fc(x).detach()) + self.fc(x)
 
     captured = capture(Scaled(), lambda out: out.sum(), (torch.randn(2, 3),))
-    with pytest.raises(remat.UnknownOpError, match="scale"):
-        flop_costs(captured)
-    costs = flop_costs(captured, unknown_ops="zero-cost")
     scale = [i for i, n in enumerate(captured.nodes) if "scale" in str(n.target)]
-    assert scale and costs[scale[0]] == 0.0
+    assert len(scale) == 1
+    # Its size is in the traced metadata: 2x3 floats read, 2x3 written.
+    assert flop_costs(captured)[scale[0]] == 2 * 6 * 4
+    assert flop_costs(captured, flops_per_byte=0.5)[scale[0]] == 6 * 4
+
+
+def test_operation_whose_size_the_trace_left_unknown_is_named():
+    captured = capture(nn.Linear(3, 3), lambda out: out.sum(), (torch.randn(2, 3),))
+    node = captured.nodes[0]
+    del node.meta["val"]
+    with pytest.raises(remat.UnknownOpError, match=node.name):
+        flop_costs(captured)
+    assert flop_costs(captured, unknown_ops="zero-cost")[0] == 0.0
 
 
 class _InPlaceWeight(nn.Module):

@@ -102,11 +102,25 @@ def test_wrap_checks_its_options_before_tracing():
         remat.torch.wrap(lambda x: x, budget="50%")
 
 
-def test_a_budget_below_what_the_graph_needs_is_refused_when_planning():
+def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_raises_if_strict():
     model, loss_fn, inputs = networks.mlp(batch=32, width=16, depth=3)
-    planned = remat.torch.wrap(model, budget=64, strategy="checkpoint-all", lower_bound=False)
+    reference = copy.deepcopy(model)
+    strict = remat.torch.wrap(copy.deepcopy(model), budget=64, strategy="checkpoint-all",
+                              lower_bound=False, strict=True)
     with pytest.raises(remat.InfeasibleBudgetError, match="below the minimum peak"):
-        planned(inputs[0])
+        strict(inputs[0])
+    planned = remat.torch.wrap(model, budget=64, strategy="checkpoint-all", lower_bound=False)
+    with pytest.warns(remat.BudgetWarning, match="least-peak schedule"):
+        loss = loss_fn(planned(inputs[0]), inputs[1])
+    loss.backward()
+    loss_fn(reference(inputs[0]), inputs[1]).backward()
+    region = planned.plans[0]
+    assert not region.within_budget and "below the minimum peak" in region.note
+    assert region.plan.status == "least-peak" and region.plan.budget_bytes == 64
+    assert region.plan.predicted_peak_bytes == remat.minimum_peak_lower_bound(region.graph) or \
+        region.plan.predicted_peak_bytes <= region.plan.no_remat_peak_bytes
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad)
 
 
 def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():
@@ -122,7 +136,7 @@ def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():
 def test_convolution_workspace_counts_unless_turned_off():
     model, loss_fn, inputs = networks.unet()
     counted = remat.torch.wrap(copy.deepcopy(model), budget="50%", strategy="checkpoint-all",
-                               lower_bound=False)
+                               lower_bound=False, strict=True)
     with pytest.raises(remat.InfeasibleBudgetError, match="below the minimum peak"):
         counted(inputs[0])
     free = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all", lower_bound=False,

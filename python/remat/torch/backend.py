@@ -21,11 +21,23 @@ import torch
 from remat.errors import UsageError
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
-from remat.torch.wrap import _boxed_eager
 
 __all__ = ["RematBackend", "backend"]
 
 COMPILERS = ("inductor", "aot_eager")
+
+
+def _boxed_eager(gm: torch.fx.GraphModule, _example_inputs: Any):
+    """Runs the graph as generated Python code in AOTAutograd's boxed convention: the argument
+    list is cleared once read, so each input is released after its last use, like any value."""
+    gm.graph.set_codegen(torch.fx.graph._BoxedCodeGen())
+    gm.recompile()
+
+    def run(args: list) -> Any:
+        return gm(args)
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    return run
 
 
 def _partitioner_class():
@@ -101,7 +113,8 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             time_limit_s: float = 60.0, compiler: str = "inductor", threads: int = 1,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
             unknown_ops: str = "error", flops_per_byte: float = 1.0,
-            workspace: bool = True, inductor_config: Optional[dict] = None) -> RematBackend:
+            workspace: bool = True, inductor_config: Optional[dict] = None,
+            strict: bool = False) -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
@@ -109,7 +122,9 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     ``compiler`` is ``"inductor"`` or ``"aot_eager"``; ``inductor_config`` patches Inductor's
     configuration while it compiles (e.g. ``{"score_fusion_memory_threshold": 10**12}`` stops
     Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
-    Compile with ``dynamic=False``: remat plans one schedule per input shape. Raises
+    Compile with ``dynamic=False``: remat plans one schedule per input shape. A region with no
+    schedule within its budget runs the least-peak schedule found, with a
+    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead). Raises
     UsageError at once for a bad option.
     """
     if compiler not in COMPILERS:
@@ -127,5 +142,5 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace)
+                               workspace=workspace, strict=strict)
     return RematBackend(settings, compiler, inductor_config)

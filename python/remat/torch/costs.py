@@ -2,11 +2,13 @@
 
 ``flops``: PyTorch's own FLOP formulas (``torch.utils.flop_counter.flop_registry``: matrix
 products, convolutions and their backward kernels, attention), and the same attention formulas
-for the CPU kernels of scaled dot-product attention, which the registry leaves out. Every other aten operation is
-memory-bound and is charged the bytes it moves (inputs read plus outputs written) times
-``flops_per_byte``, a roofline-style term so that no operation where time is spent costs zero.
-Operations outside the aten namespace, and operations whose output size depends on data, have
-no cost rule: they raise UnknownOpError unless ``unknown_ops="zero-cost"``.
+for the CPU kernels of scaled dot-product attention, which the registry leaves out. Every other operation
+(aten or not, data-dependent ones included, such as ``index`` with a boolean mask) is charged
+the bytes it moves (inputs read plus outputs written) times ``flops_per_byte``, a
+roofline-style term so that no operation where time is spent costs zero: the sizes come from
+the traced graph's metadata (``meta["val"]``), static once the trace has run. Only an operation
+whose output size the trace left unknown (no metadata, or a size that depends on data at run
+time) has no cost rule: it raises UnknownOpError unless ``unknown_ops="zero-cost"``.
 
 ``profile``: each operation's median wall time in milliseconds over ``repeats`` runs of a
 no-rematerialization execution on the example inputs (see ``execute.profile_costs``).
@@ -34,13 +36,18 @@ def _value(node: Any) -> Any:
     return node.meta.get("val") if isinstance(node, fx.Node) else node
 
 
-def _has_no_rule(target: Any) -> bool:
-    if getattr(target, "overloadpacket", None) is None:
-        return True
-    namespace = getattr(target, "namespace", "")
-    tags = getattr(target, "tags", ())
-    return namespace not in ("aten", "prims") or torch.Tag.dynamic_output_shape in tags \
-        or torch.Tag.data_dependent_output in tags
+def _is_static(value: Any) -> bool:
+    """True when every tensor in ``value`` has a size known without running the graph."""
+    if isinstance(value, torch.Tensor):
+        return all(isinstance(d, int) for d in value.shape)
+    if isinstance(value, (tuple, list)):
+        return all(_is_static(v) for v in value)
+    return not isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def _has_no_rule(node: fx.Node) -> bool:
+    """True when the trace left the size of ``node``'s output unknown."""
+    return "val" not in node.meta or not _is_static(node.meta["val"])
 
 
 def _bytes_read(node: fx.Node) -> int:
@@ -89,14 +96,14 @@ def node_flops(node: fx.Node, *, flops_per_byte: float = 1.0,
     target = node.target
     if target is operator.getitem:
         return 0.0  # takes one output of a multi-output operation: no work
-    if _has_no_rule(target):
+    if _has_no_rule(node):
         if unknown_ops == "error":
             raise UnknownOpError(
-                f"operation '{node.name}' ({target}) has no cost rule: it is not an aten "
-                "operation with a known output size; pass unknown_ops=\"zero-cost\" to "
-                "charge it nothing, or costs=\"profile\" to measure it")
+                f"operation '{node.name}' ({target}) has no cost rule: the trace left the "
+                "size of its output unknown; pass unknown_ops=\"zero-cost\" to charge it "
+                "nothing (plan_step also takes costs=\"profile\", which measures it)")
         return 0.0
-    formula = _formula(target)
+    formula = _formula(target) if getattr(target, "overloadpacket", None) else None
     if formula is not None:
         args = fx.node.map_aggregate(node.args, _value)
         kwargs = {k: fx.node.map_aggregate(v, _value) for k, v in node.kwargs.items()}

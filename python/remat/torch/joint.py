@@ -31,7 +31,7 @@ from torch import fx
 from torch.utils import _pytree as pytree
 
 from remat import _core
-from remat.errors import CaptureError
+from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
 from remat.torch.workspace import node_workspace_bytes
 
@@ -56,6 +56,13 @@ def _symbolic(value: Any) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_symbolic(v) for v in value)
     return False
+
+
+def _data_dependent(value: Any) -> bool:
+    """True when a size in ``value`` is a symbol the trace could not bind to an input's size."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    return bool(free_unbacked_symbols(value))
 
 
 @dataclass
@@ -119,6 +126,12 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     graph = module.graph
     placeholders = graph.find_nodes(op="placeholder")
     for node in graph.nodes:
+        if _symbolic(node.meta.get("val")) and _data_dependent(node.meta.get("val")):
+            raise UnknownOpError(
+                f"operation '{node.name}' ({node.target}) has an output whose size depends on "
+                "the data at run time: remat cannot count its bytes; let torch.compile break "
+                "the graph there (torch._dynamo.config.capture_dynamic_output_shape_ops=False, "
+                "the default)")
         if _symbolic(node.meta.get("val")):
             raise CaptureError(
                 f"'{node.name}' has a symbolic shape: remat plans one schedule per input shape; "

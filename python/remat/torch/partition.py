@@ -123,9 +123,13 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
         if kind != "compute":
             continue
         if v == joint.loss:
-            forward_values = [value(o) if isinstance(o, fx.Node) else o
-                              for o in joint.forward_outputs]
-            phase = _BACKWARD
+            # The loss node stands for the world outside the region: its first computation
+            # ends the forward graph. A schedule may free the tangents and compute it again,
+            # which only reads the tangents again (placeholders of the backward graph).
+            if forward_values is None:
+                forward_values = [value(o) if isinstance(o, fx.Node) else o
+                                  for o in joint.forward_outputs]
+                phase = _BACKWARD
             continue
         if generation[v] > 0 and v in joint.once:
             raise InternalError(f"the schedule recomputes '{joint.order[v].name}', which must "
@@ -235,6 +239,11 @@ class RegionPlan:
     saved_values: int = 0
     seconds: float = 0.0            # planning: remat's graph, the bound and the strategy
     workspace_bytes: int = 0        # the largest kernel workspace of a node (workspace.py)
+    note: str = ""                  # why the schedule is not within the budget; "" when it is
+
+    @property
+    def within_budget(self) -> bool:
+        return self.plan.predicted_peak_bytes <= self.plan.budget_bytes
 
 
 @dataclass
@@ -243,7 +252,7 @@ class RematPartition:
     ``plan_region`` and emits its schedule. ``plans`` lists what was planned, region by region.
     """
 
-    plan_region: Callable[[JointGraph], tuple[Any, _core.Graph, _core.Schedule]]
+    plan_region: Callable[[JointGraph], Any]  # a JointGraph -> region.RegionSchedule
     plans: list[RegionPlan] = field(default_factory=list)
 
     def latest_plan(self, when: str) -> Any:
@@ -269,7 +278,8 @@ class RematPartition:
             joint_module.recompile()
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
-        plan, graph, schedule = self.plan_region(joint)
+        planned = self.plan_region(joint)
+        plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
         operations = _core.build_plan(graph, schedule)
         forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
@@ -279,7 +289,8 @@ class RematPartition:
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
                                      forward_nodes=joint.loss, saved_values=saved,
                                      seconds=seconds,
-                                     workspace_bytes=max(joint.workspace(), default=0)))
+                                     workspace_bytes=max(joint.workspace(), default=0),
+                                     note=planned.note))
         return forward, backward
 
 

@@ -3,21 +3,24 @@ of a joint graph through the planning layer (``remat.plan``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 import torch
 
 from remat import _core, planning
-from remat.errors import InfeasibleBudgetError, UsageError
+from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.planning import _size_text
 from remat.torch.costs import check_cost_options, node_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
 
-__all__ = ["RegionSettings", "region_settings", "plan_region", "optimizer_state_bytes"]
+__all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
+           "optimizer_state_bytes"]
 
 Size = Union[int, str]
 
@@ -39,6 +42,7 @@ class RegionSettings:
     unknown_ops: str
     flops_per_byte: float
     workspace: bool = True  # count kernel workspace (CPU convolutions) in the peak
+    strict: bool = False    # raise when a region has no schedule within its budget
 
 
 def optimizer_state_bytes(optimizer: Any) -> int:
@@ -78,7 +82,8 @@ def _state_copies(optimizer: torch.optim.Optimizer, group: dict) -> int:
 def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer: Any,
                     strategy: str, time_limit_s: float, threads: int, seed: int,
                     lower_bound: bool, gap: float, unknown_ops: str,
-                    flops_per_byte: float, workspace: bool = True) -> RegionSettings:
+                    flops_per_byte: float, workspace: bool = True,
+                    strict: bool = False) -> RegionSettings:
     """Checks every option before anything is traced."""
     if (memory is None) == (budget is None):
         raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
@@ -101,13 +106,26 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                           optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
                           time_limit_s=limit, threads=threads, seed=seed,
                           lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
-                          flops_per_byte=float(flops_per_byte), workspace=bool(workspace))
+                          flops_per_byte=float(flops_per_byte), workspace=bool(workspace),
+                          strict=bool(strict))
 
 
-def plan_region(settings: RegionSettings, joint: JointGraph
-                ) -> tuple[Any, _core.Graph, _core.Schedule]:
-    """Plans the joint graph at the settings' budget: the Plan (re-simulated on the true
-    costs), the graph with its true costs and the schedule. Raises InfeasibleBudgetError."""
+@dataclass(frozen=True)
+class RegionSchedule:
+    """A region's plan: the Plan (re-simulated on the true costs), the graph with its true
+    costs, the schedule, and a note when the schedule is over the budget (empty otherwise)."""
+
+    plan: Any
+    graph: _core.Graph
+    schedule: _core.Schedule
+    note: str = ""
+
+
+def plan_region(settings: RegionSettings, joint: JointGraph) -> RegionSchedule:
+    """Plans the joint graph at the settings' budget. When no schedule within the budget is
+    found (the budget is below the graph's least peak, or the strategy found none in time),
+    the region gets the least-peak schedule found and a BudgetWarning says so; with
+    ``strict=True`` an InfeasibleBudgetError is raised instead."""
     started = _now()
     costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
                                              unknown_ops=settings.unknown_ops)
@@ -120,29 +138,76 @@ def plan_region(settings: RegionSettings, joint: JointGraph
     resolved = _core._resolve_budget(graph, settings.budget, settings.memory, fixed)
     budget_bytes = resolved.activation_bytes
     minimum = _core.minimum_peak_lower_bound(graph)
+    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
+
+    def plan_of(schedule, status, bound, budget=budget_bytes):
+        return _plan_of(graph, schedule, settings.strategy, status, budget, no_remat.cost,
+                        no_remat.peak_bytes, fixed, bound)
+
     if budget_bytes < minimum:
-        raise InfeasibleBudgetError(
+        failure = InfeasibleBudgetError(
             f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
             f"peak {_core.format_bytes(minimum)} that any schedule of this graph needs (one "
             "operation's output together with its inputs)"
             + (f"; fixed memory (parameters, gradients, inputs, optimizer state) takes "
                f"{_core.format_bytes(fixed)} of memory={settings.memory}"
                if settings.memory else ""))
-    left = settings.time_limit_s - (_now() - started)
-    report = planning.plan(planning_graph, budget=budget_bytes, strategies=[settings.strategy],
-                           time_limit_s=max(left, 0.1), threads=settings.threads,
-                           seed=settings.seed, lower_bound=settings.lower_bound,
-                           gap=settings.gap)
-    row = report.rows[0]
-    if not row.fits:
-        raise no_schedule_error(settings.strategy, budget_bytes, row)
-    check_runs_once(joint, planning_graph, row.schedule, settings.strategy)
-    bound = report.lower_bound
-    if bound is not None and joint.once:
-        # Over the schedules that run each once-only node once (the only ones that can run),
-        # the planning costs are the true costs plus the penalty.
-        bound = max(0.0, bound - joint.penalty(costs))
-    no_remat = _core.run_strategy("checkpoint-all", graph, 0)
-    plan = _plan_of(graph, row.schedule, settings.strategy, row.solver_status or "heuristic",
-                    budget_bytes, no_remat.cost, no_remat.peak_bytes, fixed, bound)
-    return plan, graph, row.schedule
+    else:
+        left = settings.time_limit_s - (_now() - started)
+        report = planning.plan(planning_graph, budget=budget_bytes,
+                               strategies=[settings.strategy], time_limit_s=max(left, 0.1),
+                               threads=settings.threads, seed=settings.seed,
+                               lower_bound=settings.lower_bound, gap=settings.gap)
+        row = report.rows[0]
+        failure = (no_schedule_error(settings.strategy, budget_bytes, row) if not row.fits
+                   else _recomputes_once_only(joint, planning_graph, row.schedule,
+                                              settings.strategy))
+        if failure is None:
+            bound = report.lower_bound
+            if bound is not None and joint.once:
+                # Over the schedules that run each once-only node once (the only ones that
+                # can run), the planning costs are the true costs plus the penalty.
+                bound = max(0.0, bound - joint.penalty(costs))
+            plan = plan_of(row.schedule, row.solver_status or "heuristic", bound)
+            return RegionSchedule(plan, graph, row.schedule)
+    if settings.strict:
+        raise failure
+    schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
+                                              settings.time_limit_s - (_now() - started))
+    plan = plan_of(schedule, "least-peak", None, budget=None)
+    plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
+    within = plan.predicted_peak_bytes <= budget_bytes
+    note = (f"no {settings.strategy} schedule within the activation budget "
+            f"{_core.format_bytes(budget_bytes)} ({failure}); the region runs the least-peak "
+            f"schedule found ({found_by}), which peaks at "
+            f"{_core.format_bytes(plan.predicted_peak_bytes)}"
+            + ("" if within else " (over the budget); pass strict=True to raise instead"))
+    warnings.warn(note, BudgetWarning, stacklevel=2)
+    return RegionSchedule(plan, graph, schedule, note)
+
+
+def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core.Schedule,
+                          strategy: str) -> Optional[InfeasibleBudgetError]:
+    try:
+        check_runs_once(joint, graph, schedule, strategy)
+    except InfeasibleBudgetError as error:
+        return error
+    return None
+
+
+def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
+                         left: float) -> tuple[_core.Schedule, str]:
+    """The schedule of least peak found (``remat.plan(budget="min")`` with the settings'
+    strategy) that runs each once-only node once, or the no-rematerialization schedule."""
+    fallback = _core.run_strategy("checkpoint-all", graph, 0)
+    try:
+        report = planning.plan(graph, budget="min", strategies=[settings.strategy],
+                               time_limit_s=max(left, 0.5), threads=settings.threads,
+                               seed=settings.seed, lower_bound=False, gap=settings.gap)
+    except InfeasibleBudgetError:
+        return fallback.schedule, "no rematerialization"
+    smallest = report.min_budget
+    if smallest is not None and smallest.peak_bytes < fallback.peak_bytes and \
+            _recomputes_once_only(joint, graph, smallest.schedule, settings.strategy) is None:
+        return smallest.schedule, f"{smallest.found_by}, the smallest-budget search"
+    return fallback.schedule, "no rematerialization"

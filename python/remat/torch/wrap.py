@@ -1,14 +1,16 @@
-"""The eager path: a module whose forward and backward follow a remat plan, inside autograd.
+"""The eager path: a module whose forward and backward follow remat plans, inside autograd.
 
-``wrap(model, budget="60%")`` returns a module that runs like ``model``. The first call for
-each input signature (shapes, dtypes, which inputs require grad, training mode and autocast)
-traces the model's forward and backward with AOTAutograd, plans the joint graph with remat
-and splits it into the forward and backward graphs of the schedule (partition.py); later calls
-with that signature run them. The two graphs run op by op, uncompiled, as the forward and
-backward of one ``autograd.Function``: the parameters are its inputs, so their gradients reach
-``.grad`` through autograd's AccumulateGrad, and ``loss.backward()``, DDP's gradient hooks,
-``GradScaler`` and gradient accumulation work as with any module. Under ``torch.no_grad()``
-the model runs as it is.
+``wrap(model, budget="60%")`` returns a module that runs like ``model``. It is ``model`` under
+torch.compile with remat's backend and ``compiler="aot_eager"`` (backend.py): Dynamo captures
+the regions of the forward (a graph break, such as a data-dependent operation or ``.item()``,
+ends one region and the Python between them runs as it is), AOTAutograd traces each region's
+forward and backward, remat plans the joint graph and splits it into the forward and backward
+graphs of the schedule (partition.py), and those graphs run op by op, uncompiled, inside
+autograd: the parameters are their inputs, so gradients reach ``.grad`` through autograd's
+AccumulateGrad, and ``loss.backward()``, DDP's gradient hooks, ``GradScaler`` and gradient
+accumulation work as with any module. Each input signature (shapes, dtypes, which inputs
+require grad, training mode, autocast) fails Dynamo's guards once and gets its own plan. Under
+``torch.no_grad()`` the model runs as it is.
 """
 
 from __future__ import annotations
@@ -16,64 +18,43 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 import torch
-from torch.utils import _pytree as pytree
 
-from remat.errors import UsageError
+from remat.errors import Error, UsageError
+from remat.torch.backend import RematBackend
 from remat.torch.capture import kept_whole
-from remat.torch.partition import RegionPlan, RematPartition
-from remat.torch.region import RegionSettings, plan_region, region_settings
+from remat.torch.partition import RegionPlan
+from remat.torch.region import RegionSettings, region_settings
 
 __all__ = ["PlannedModule", "wrap"]
 
-
-def _boxed_eager(gm: torch.fx.GraphModule, _example_inputs: Any):
-    """Runs the graph as generated Python code in AOTAutograd's boxed convention: the argument
-    list is cleared once read, so each input is released after its last use, like any value."""
-    gm.graph.set_codegen(torch.fx.graph._BoxedCodeGen())
-    gm.recompile()
-
-    def run(args: list) -> Any:
-        return gm(args)
-
-    run._boxed_call = True  # type: ignore[attr-defined]
-    return run
-
-
-def _autocast_state() -> tuple:
-    state = []
-    for device in ("cpu", "cuda"):
-        enabled = torch.is_autocast_enabled(device)
-        state.append((device, enabled, torch.get_autocast_dtype(device) if enabled else None))
-    return tuple(state)
-
-
-def _signature(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return ("tensor", tuple(value.shape), tuple(value.stride()), value.dtype, value.device,
-                value.requires_grad)
-    return ("value", repr(value))
+# How many input signatures of one model get a plan of their own; Dynamo runs the model
+# uncompiled beyond it (torch's default is 8).
+RECOMPILE_LIMIT = 64
 
 
 class PlannedModule(torch.nn.Module):
-    """``model`` with a remat plan per input signature (see the module docstring).
+    """``model`` with a remat plan per compiled region and input signature (see the module
+    docstring).
 
-    ``plans`` lists the plan of every signature traced so far, ``plan`` the latest one's.
+    ``plans`` lists the plan of every region planned so far, ``plan`` the latest one's.
     """
 
     def __init__(self, model: torch.nn.Module, settings: RegionSettings):
         super().__init__()
         self.module = model
         self._settings = settings
-        self._functions: dict[Any, Any] = {}
-        self._partition = RematPartition(lambda joint: plan_region(settings, joint))
+        self._backend = RematBackend(settings, "aot_eager")
+        # Not a submodule: the model's parameters stay registered once, under `module`.
+        object.__setattr__(self, "_compiled",
+                           torch.compile(model, backend=self._backend, dynamic=False))
 
     @property
     def plans(self) -> list[RegionPlan]:
-        return list(self._partition.plans)
+        return self._backend.plans
 
     @property
     def plan(self):
-        return self._partition.latest_plan(
+        return self._backend._partition.latest_plan(
             "call the module once (wrap plans at the first call of each input signature, or at "
             "wrap time when given example_inputs)")
 
@@ -81,33 +62,20 @@ class PlannedModule(torch.nn.Module):
         if not torch.is_grad_enabled() or not any(p.requires_grad
                                                   for p in self.module.parameters()):
             return self.module(*args, **kwargs)
-        leaves, spec = pytree.tree_flatten((args, kwargs))
-        key = (str(spec), tuple(_signature(x) for x in leaves), self.module.training,
-               _autocast_state(),
-               tuple(p.requires_grad for p in self.module.parameters()))
-        function = self._functions.get(key)
-        params = dict(self.module.named_parameters(remove_duplicate=False))
-        buffers = dict(self.module.named_buffers(remove_duplicate=False))
-        if function is None:
-            function = self._trace()
-            with kept_whole():  # the first call traces
-                result = function(params, buffers, *args, **kwargs)
-            self._functions[key] = function
-            return result
-        return function(params, buffers, *args, **kwargs)
+        from torch._dynamo import config as dynamo_config
+        from torch._dynamo.exc import BackendCompilerFailed
 
-    def _trace(self):
-        from torch._functorch.aot_autograd import aot_function
-
-        module = self.module
-
-        def functional(params: dict, buffers: dict, *args: Any, **kwargs: Any) -> Any:
-            return torch.func.functional_call(module, {**params, **buffers}, args, kwargs)
-
-        count = len(dict(module.named_parameters(remove_duplicate=False))) + \
-            len(dict(module.named_buffers(remove_duplicate=False)))
-        return aot_function(functional, fw_compiler=_boxed_eager, bw_compiler=_boxed_eager,
-                            partition_fn=self._partition, num_params_buffers=count)
+        # Recurrent modules are traced too (Dynamo runs them eagerly unless allow_rnn), and a
+        # call that traces keeps upsampling whole, as eager autograd runs it.
+        try:
+            with kept_whole(), dynamo_config.patch(allow_rnn=True,
+                                                   recompile_limit=RECOMPILE_LIMIT):
+                return self._compiled(*args, **kwargs)
+        except BackendCompilerFailed as failure:
+            inner = failure.inner_exception
+            if isinstance(inner, Error):
+                raise inner.with_traceback(None) from None
+            raise
 
     def plan_now(self, example_inputs: Sequence[Any]) -> None:
         """Plans the signature of ``example_inputs`` by running the forward once on them, then
@@ -127,7 +95,7 @@ class PlannedModule(torch.nn.Module):
                 torch.cuda.set_rng_state_all(cuda_states)
 
     def __repr__(self) -> str:
-        planned = "not planned yet" if not self._partition.plans else str(self.plan)
+        planned = "not planned yet" if not self.plans else str(self.plan)
         return f"PlannedModule({type(self.module).__name__}, {planned})"
 
 
@@ -136,7 +104,8 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
          optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3, unknown_ops: str = "error",
-         flops_per_byte: float = 1.0, workspace: bool = True) -> PlannedModule:
+         flops_per_byte: float = 1.0, workspace: bool = True,
+         strict: bool = False) -> PlannedModule:
     """Returns ``model`` planned by remat, to train with ``loss.backward()`` as usual.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -146,8 +115,10 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     ``time_limit_s`` bounds each plan. With ``example_inputs`` the plan is made now (see
     ``PlannedModule.plan_now``); otherwise at the first call of each input signature.
 
-    Raises UsageError at once for a bad option; CaptureError, UnknownOpError or
-    InfeasibleBudgetError when a signature is planned.
+    A graph with no schedule within the budget runs the least-peak schedule found, with a
+    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead). Raises
+    UsageError at once for a bad option; CaptureError or UnknownOpError when a signature is
+    planned.
     """
     if not isinstance(model, torch.nn.Module):
         raise UsageError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -155,7 +126,7 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace)
+                               workspace=workspace, strict=strict)
     planned = PlannedModule(model, settings)
     if example_inputs is not None:
         planned.plan_now(example_inputs)
