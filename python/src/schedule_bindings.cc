@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/plan.h"
+#include "core/recompute.h"
 #include "core/schedule.h"
 #include "core/schedule_json.h"
 #include "core/simulator.h"
@@ -76,6 +77,30 @@ void BindSchedule(py::module_& m) {
       .def_property_readonly("stages", &Schedule::stages)
       .def_property_readonly("R", [](const Schedule& s) { return s.R.Rows(); })
       .def_property_readonly("S", [](const Schedule& s) { return s.S.Rows(); });
+
+  m.def(
+      "schedule_holding",
+      [](const Graph& g, const std::vector<int32_t>& held_until) {
+        const int32_t n = g.size();
+        if (static_cast<int32_t>(held_until.size()) != n) {
+          throw InputError("held_until has " + std::to_string(held_until.size()) +
+                           " entries; the graph has " + std::to_string(n) + " nodes");
+        }
+        StageMatrix S(n, n);
+        for (int32_t i = 0; i < n; ++i) {
+          if (held_until[i] >= n) {
+            throw InputError("held_until[" + std::to_string(i) + "] is stage " +
+                             std::to_string(held_until[i]) + "; the graph has " +
+                             std::to_string(n) + " stages");
+          }
+          if (held_until[i] > i) S.SetRun(i, i + 1, held_until[i]);
+        }
+        return ScheduleFromCheckpoints(g, std::move(S));
+      },
+      py::arg("graph"), py::arg("held_until"),
+      "The cheapest correct schedule (docs/design.md §3, R from S) that holds node i's output "
+      "from the stage after its own through stage held_until[i] (none when held_until[i] <= "
+      "i) and recomputes whatever else a stage reads.");
 
   m.def(
       "check_schedule",

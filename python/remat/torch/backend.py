@@ -76,7 +76,9 @@ class RematBackend:
         self.settings = settings
         self.compiler = compiler
         self.inductor_config = dict(inductor_config or {})
-        self._partition = RematPartition(lambda joint: plan_region(settings, joint))
+        self._partition = RematPartition(
+            lambda joint, saved: plan_region(settings, joint, saved),
+            min_cut_reference=compiler == "inductor")
 
     @property
     def plans(self) -> list[RegionPlan]:

@@ -240,6 +240,8 @@ class RegionPlan:
     seconds: float = 0.0            # planning: remat's graph, the bound and the strategy
     workspace_bytes: int = 0        # the largest kernel workspace of a node (workspace.py)
     note: str = ""                  # why the schedule is not within the budget; "" when it is
+    reference: str = ""             # what budget percentages are of (reference.py)
+    reference_peak_bytes: int = 0   # its predicted peak
 
     @property
     def within_budget(self) -> bool:
@@ -252,8 +254,12 @@ class RematPartition:
     ``plan_region`` and emits its schedule. ``plans`` lists what was planned, region by region.
     """
 
-    plan_region: Callable[[JointGraph], Any]  # a JointGraph -> region.RegionSchedule
+    # (joint graph, the min-cut partition's saved nodes or None) -> region.RegionSchedule
+    plan_region: Callable[[JointGraph, Optional[Callable[[], set[int]]]], Any]
     plans: list[RegionPlan] = field(default_factory=list)
+    # Percentages are of plain torch.compile's min-cut partition (Inductor), not of eager
+    # autograd's no-rematerialization schedule.
+    min_cut_reference: bool = False
 
     def latest_plan(self, when: str) -> Any:
         """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
@@ -278,7 +284,14 @@ class RematPartition:
             joint_module.recompile()
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
-        planned = self.plan_region(joint)
+        saved = None
+        if self.min_cut_reference:
+            from remat.torch.reference import min_cut_saved_nodes
+
+            def saved() -> set[int]:
+                return min_cut_saved_nodes(joint, joint_inputs, num_fwd_outputs,
+                                           static_lifetime_input_indices)
+        planned = self.plan_region(joint, saved)
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
         operations = _core.build_plan(graph, schedule)
@@ -290,7 +303,8 @@ class RematPartition:
                                      forward_nodes=joint.loss, saved_values=saved,
                                      seconds=seconds,
                                      workspace_bytes=max(joint.workspace(), default=0),
-                                     note=planned.note))
+                                     note=planned.note, reference=planned.reference,
+                                     reference_peak_bytes=planned.reference_peak_bytes))
         return forward, backward
 
 

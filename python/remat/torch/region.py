@@ -7,7 +7,7 @@ import dataclasses
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import torch
 
@@ -17,6 +17,7 @@ from remat.planning import _size_text
 from remat.torch.costs import check_cost_options, node_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
+from remat.torch.reference import reference_schedule
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -119,13 +120,21 @@ class RegionSchedule:
     graph: _core.Graph
     schedule: _core.Schedule
     note: str = ""
+    reference: str = "no rematerialization"  # what percentages are of (reference.py)
+    reference_peak_bytes: int = 0
 
 
-def plan_region(settings: RegionSettings, joint: JointGraph) -> RegionSchedule:
-    """Plans the joint graph at the settings' budget. When no schedule within the budget is
-    found (the budget is below the graph's least peak, or the strategy found none in time),
-    the region gets the least-peak schedule found and a BudgetWarning says so; with
-    ``strict=True`` an InfeasibleBudgetError is raised instead."""
+def plan_region(settings: RegionSettings, joint: JointGraph,
+                saved: Optional[Callable[[], set[int]]] = None) -> RegionSchedule:
+    """Plans the joint graph at the settings' budget.
+
+    A percentage is of the reference's peak: the partition that saves the nodes ``saved()``
+    returns (plain torch.compile's min-cut partition, reference.py), or without ``saved`` the
+    no-rematerialization schedule (eager autograd). The reference is also a candidate: the
+    region runs it when it fits and costs less than the strategy's schedule. When no schedule
+    within the budget is found (the budget is below the graph's least peak, or the strategy
+    found none in time), the region gets the least-peak schedule found and a BudgetWarning says
+    so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
     started = _now()
     costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
                                              unknown_ops=settings.unknown_ops)
@@ -135,14 +144,30 @@ def plan_region(settings: RegionSettings, joint: JointGraph) -> RegionSchedule:
                                      workspace=settings.workspace)
                       if joint.once else graph)
     fixed = joint.fixed_bytes + settings.optimizer_bytes
-    resolved = _core._resolve_budget(graph, settings.budget, settings.memory, fixed)
-    budget_bytes = resolved.activation_bytes
-    minimum = _core.minimum_peak_lower_bound(graph)
     no_remat = _core.run_strategy("checkpoint-all", graph, 0)
+    reference_name = "no rematerialization"
+    reference = no_remat.schedule
+    if saved is not None:
+        reference_name = "torch.compile's min-cut partition"
+        reference = reference_schedule(graph, joint, saved())
+    reference_sim = _core.simulate(graph, reference)
+    if settings.budget.endswith("%"):
+        budget_bytes = _core.resolve_size(settings.budget, reference_sim.peak_bytes)
+    else:
+        budget_bytes = _core._resolve_budget(graph, settings.budget, settings.memory,
+                                             fixed).activation_bytes
+    minimum = _core.minimum_peak_lower_bound(graph)
 
-    def plan_of(schedule, status, bound, budget=budget_bytes):
-        return _plan_of(graph, schedule, settings.strategy, status, budget, no_remat.cost,
+    def plan_of(schedule, status, bound, budget=budget_bytes, strategy=settings.strategy):
+        return _plan_of(graph, schedule, strategy, status, budget, no_remat.cost,
                         no_remat.peak_bytes, fixed, bound)
+
+    def region(plan, schedule, note=""):
+        return RegionSchedule(plan, graph, schedule, note, reference_name,
+                              reference_sim.peak_bytes)
+
+    reference_fits = reference_sim.peak_bytes <= budget_bytes and \
+        _recomputes_once_only(joint, graph, reference, reference_name) is None
 
     if budget_bytes < minimum:
         failure = InfeasibleBudgetError(
@@ -169,7 +194,12 @@ def plan_region(settings: RegionSettings, joint: JointGraph) -> RegionSchedule:
                 # can run), the planning costs are the true costs plus the penalty.
                 bound = max(0.0, bound - joint.penalty(costs))
             plan = plan_of(row.schedule, row.solver_status or "heuristic", bound)
-            return RegionSchedule(plan, graph, row.schedule)
+            if reference_fits and reference_sim.cost < plan.cost:
+                return region(plan_of(reference, "reference", bound, strategy=reference_name),
+                              reference)
+            return region(plan, row.schedule)
+    if reference_fits:
+        return region(plan_of(reference, "reference", None, strategy=reference_name), reference)
     if settings.strict:
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
@@ -183,7 +213,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph) -> RegionSchedule:
             f"{_core.format_bytes(plan.predicted_peak_bytes)}"
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
-    return RegionSchedule(plan, graph, schedule, note)
+    return region(plan, schedule, note)
 
 
 def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core.Schedule,

@@ -1,0 +1,71 @@
+"""What the user runs today, as a remat schedule: the reference that budget percentages are of.
+
+Plain ``torch.compile`` (Inductor) partitions a region's joint graph with AOTAutograd's min-cut
+partitioner: the forward saves a cut of values and the backward recomputes the cheap operations
+between them. remat reads that partition as a schedule of its own graph: each remat node is
+held from its computation to its last reader when the partition saves it (or it is a tangent
+or a backward value), a forward value the partition does not save is held only through the
+forward, and every other read is a recomputation (the cheapest one, docs/design.md §3's R from
+S). The simulator then gives its peak and cost like any schedule's. Eager autograd (``wrap``,
+``compiler="aot_eager"``) saves what the backward reads, which is remat's no-rematerialization
+schedule.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from torch import fx
+
+from remat import _core
+from remat.torch.joint import JointGraph
+
+__all__ = ["min_cut_saved_nodes", "held_until_of"]
+
+
+def min_cut_saved_nodes(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
+                        static_lifetime_input_indices: Optional[Sequence[int]] = None
+                        ) -> set[int]:
+    """The remat nodes whose values torch's min-cut partition (Inductor's default) saves for
+    the backward, computed on a copy of the joint graph."""
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    graph = fx.Graph()
+    copies: dict[fx.Node, fx.Node] = {}
+    result = graph.graph_copy(joint.module.graph, copies)
+    graph.output(result)
+    module = fx.GraphModule(joint.module, graph)
+    _, backward = min_cut_rematerialization_partition(
+        module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
+        static_lifetime_input_indices=list(static_lifetime_input_indices or []))
+    originals = {copy.name: node for node, copy in copies.items()}
+    saved: set[int] = set()
+    for p in backward.graph.find_nodes(op="placeholder"):
+        node = originals.get(p.name)
+        base = joint.base_of.get(node) if node is not None else None
+        if base is not None and base < joint.loss:
+            saved.add(base)
+    return saved
+
+
+def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
+    """For each remat node, the last stage that holds it when the backward keeps only
+    ``saved`` of the forward values: saved values, the tangents and backward values until
+    their last reader, other forward values until their last forward reader."""
+    last_reader = list(range(len(joint)))
+    last_forward_reader = list(range(len(joint)))
+    for u, v in joint.edges:
+        last_reader[u] = max(last_reader[u], v)
+        if v <= joint.loss:
+            last_forward_reader[u] = max(last_forward_reader[u], v)
+    return [last_reader[i] if i >= joint.loss or i in saved else last_forward_reader[i]
+            for i in range(len(joint))]
+
+
+def reference_schedule(graph: _core.Graph, joint: JointGraph,
+                       saved: Optional[set[int]]) -> _core.Schedule:
+    """The schedule of the partition that saves ``saved`` (min-cut), or of eager autograd
+    (no rematerialization) when ``saved`` is None."""
+    if saved is None:
+        return _core.run_strategy("checkpoint-all", graph, 0).schedule
+    return _core.schedule_holding(graph, held_until_of(joint, saved))

@@ -1,0 +1,141 @@
+"""The partitioner on schedules that real models' plans contain (docs/python.md, "How it
+works"), and the reference schedule that percentages are of (remat/torch/reference.py)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+from torch._dynamo.backends.common import aot_autograd
+
+import remat
+import remat.torch
+from remat import _core
+from remat.torch.backend import _boxed_eager
+from remat.torch.partition import RematPartition
+from remat.torch.reference import held_until_of
+from remat.torch.region import RegionSchedule
+
+import networks
+
+
+def last_readers(joint):
+    held = list(range(len(joint)))
+    for u, v in joint.edges:
+        held[u] = max(held[u], v)
+    return held
+
+
+def run_with_schedule(model, loss_fn, inputs, make_held_until):
+    """One step of ``model`` compiled with the schedule that holds each node through
+    ``make_held_until(joint)`` (every other read recomputes); returns the schedule's graph,
+    the schedule and the loss."""
+    made = {}
+
+    def plan(joint, _saved):
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        schedule = _core.schedule_holding(graph, make_held_until(joint))
+        made.update(graph=graph, schedule=schedule, joint=joint)
+        return RegionSchedule(None, graph, schedule)
+
+    partition = RematPartition(plan)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, dynamic=False, backend=aot_autograd(
+        fw_compiler=_boxed_eager, bw_compiler=_boxed_eager, partition_fn=partition))
+    torch.manual_seed(3)
+    loss = loss_fn(compiled(inputs[0]), *inputs[1:])
+    loss.backward()
+    return made, loss.detach()
+
+
+def computations(made, node):
+    return sum(1 for kind, _, v in _core.build_plan(made["graph"], made["schedule"])
+               if kind == "compute" and v == node)
+
+
+@pytest.mark.parametrize("name", ["mlp", "gpt"])
+def test_a_schedule_that_computes_the_loss_node_again_keeps_the_forward_outputs(name):
+    # A plan may free the tangents and compute the loss node again in backward (GPT-2's
+    # logits gradient): its second computation must not emit the forward outputs again, in
+    # the backward graph ("... was invalid, but is output").
+    model, loss_fn, inputs = getattr(networks, name)()
+    reference = copy.deepcopy(model)
+    torch.manual_seed(3)
+    expected = loss_fn(reference(inputs[0]), *inputs[1:])
+    expected.backward()
+
+    def hold_all_but_the_tangents(joint):
+        held = last_readers(joint)
+        held[joint.loss] = joint.loss
+        return held
+
+    made, loss = run_with_schedule(model, loss_fn, inputs, hold_all_but_the_tangents)
+    assert computations(made, made["joint"].loss) >= 2
+    assert torch.equal(loss, expected.detach())
+    for (n, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), n
+
+
+def test_holding_schedule_recomputes_exactly_what_is_not_held():
+    # Hand-checkable: a chain a -> b -> c -> loss -> c' -> b' -> a' where each backward node
+    # reads its forward twin.
+    nodes = [remat.Node(n, k, 1.0, 10) for n, k in
+             [("a", remat.NodeKind.forward), ("b", remat.NodeKind.forward),
+              ("c", remat.NodeKind.forward), ("loss", remat.NodeKind.loss),
+              ("c'", remat.NodeKind.backward), ("b'", remat.NodeKind.backward),
+              ("a'", remat.NodeKind.backward)]]
+    edges = [(0, 1), (1, 2), (2, 3), (3, 4), (2, 4), (4, 5), (1, 5), (5, 6), (0, 6)]
+    graph = remat.Graph(nodes, edges, "flop", "chain")
+    everything = _core.schedule_holding(graph, [6, 5, 4, 4, 5, 6, 6])
+    assert remat.simulate(graph, everything).cost == 7
+    # b held only through the forward: b' recomputes it from a (held), nothing else.
+    forward_only = _core.schedule_holding(graph, [6, 2, 4, 4, 5, 6, 6])
+    result = remat.simulate(graph, forward_only)
+    assert result.cost == 8 and list(result.evaluations_per_node) == [1, 2, 1, 1, 1, 1, 1]
+    with pytest.raises(remat.InputError, match="held_until"):
+        _core.schedule_holding(graph, [7, 0, 0, 0, 0, 0, 0])
+
+
+def test_min_cut_reference_holds_saved_values_to_their_last_reader():
+    model, loss_fn, inputs = networks.mlp(batch=16, width=8, depth=2)
+    made, _ = run_with_schedule(model, loss_fn, inputs, last_readers)
+    joint = made["joint"]
+    forward = range(joint.loss)
+    everything = held_until_of(joint, set(forward))
+    assert everything == last_readers(joint)
+    nothing = held_until_of(joint, set())
+    for i in forward:
+        assert nothing[i] <= joint.loss
+    graph = made["graph"]
+    assert remat.simulate(graph, _core.schedule_holding(graph, nothing)).cost > \
+        remat.simulate(graph, _core.schedule_holding(graph, everything)).cost
+
+
+class _Masked(nn.Module):
+    """Boolean-mask indexing (an output size that depends on the data) and ``.item()``."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.fc1(x))
+        scale = h.mean().item()
+        kept = h[h.sum(dim=1) > 0]
+        return self.fc2(kept * scale)
+
+
+def test_wrap_plans_around_data_dependent_operations_and_item():
+    torch.manual_seed(0)
+    model = _Masked()
+    reference = copy.deepcopy(model)
+    x = torch.randn(32, 8)
+    reference(x).square().mean().backward()
+    planned = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all",
+                               lower_bound=False)
+    planned(x).square().mean().backward()
+    assert len(planned.plans) >= 2  # regions on both sides of the graph breaks
+    for (n, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), n
