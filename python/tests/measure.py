@@ -14,6 +14,11 @@ def step_peak_bytes(model, loss_fn, inputs) -> int:
         model.zero_grad(set_to_none=True)
         loss_fn(model(inputs[0]), *inputs[1:]).backward()
 
+    return peak_bytes_of(step)
+
+
+def peak_bytes_of(step) -> int:
+    """Largest net allocation during one call of ``step``, after a warm-up call."""
     step()
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()

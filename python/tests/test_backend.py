@@ -50,8 +50,8 @@ def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile():
     step(plain, loss_fn, inputs)
     plain_peak = step_peak_bytes(plain, loss_fn, inputs)
 
-    # At 100% nothing is recomputed; then 50%, in the same process: the compiled-graph caches
-    # must not hand the first plan's graphs to the second.
+    # At 100%, then 50%, in the same process: the compiled-graph caches must not hand the
+    # first plan's graphs to the second.
     peaks = {}
     for budget in ("100%", "50%"):
         torch._dynamo.reset()
@@ -67,7 +67,9 @@ def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile():
         peaks[budget] = step_peak_bytes(compiled, loss_fn, inputs)
         assert peaks[budget] - gradient_bytes(net) <= plan.budget_bytes, (budget, peaks, plan)
         if budget == "100%":
-            assert plan.recomputations == 0
+            # The budget is plain torch.compile's peak: the region runs its min-cut partition.
+            assert plan.status == "reference" and plan.budget_bytes == \
+                backend.plans[0].reference_peak_bytes
         else:
             assert plan.recomputations > 0
     assert peaks["100%"] <= 1.02 * plain_peak, (peaks, plain_peak)

@@ -285,18 +285,24 @@ class RematPartition:
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
         saved = None
+        min_cut: list = []
         if self.min_cut_reference:
-            from remat.torch.reference import min_cut_saved_nodes
+            from remat.torch.reference import min_cut_partition
 
             def saved() -> set[int]:
-                return min_cut_saved_nodes(joint, joint_inputs, num_fwd_outputs,
-                                           static_lifetime_input_indices)
+                min_cut.append(min_cut_partition(joint, joint_inputs, num_fwd_outputs,
+                                                 static_lifetime_input_indices))
+                return min_cut[0].saved
         planned = self.plan_region(joint, saved)
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
-        operations = _core.build_plan(graph, schedule)
-        forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
-                                             static_lifetime_input_indices)
+        if min_cut and plan.status == "reference":
+            # The budget holds plain torch.compile's partition: the region runs it as is.
+            forward, backward = min_cut[0].forward, min_cut[0].backward
+        else:
+            operations = _core.build_plan(graph, schedule)
+            forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
+                                                 static_lifetime_input_indices)
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,

@@ -6,13 +6,15 @@ between them. remat reads that partition as a schedule of its own graph: each re
 held from its computation to its last reader when the partition saves it (or it is a tangent
 or a backward value), a forward value the partition does not save is held only through the
 forward, and every other read is a recomputation (the cheapest one, docs/design.md §3's R from
-S). The simulator then gives its peak and cost like any schedule's. Eager autograd (``wrap``,
+S). The simulator then gives its peak and cost like any schedule's; at a budget that holds
+that peak (100%) the region runs torch's partition itself. Eager autograd (``wrap``,
 ``compiler="aot_eager"``) saves what the backward reads, which is remat's no-rematerialization
 schedule.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from torch import fx
@@ -20,14 +22,23 @@ from torch import fx
 from remat import _core
 from remat.torch.joint import JointGraph
 
-__all__ = ["min_cut_saved_nodes", "held_until_of"]
+__all__ = ["MinCutPartition", "min_cut_partition", "held_until_of", "reference_schedule"]
 
 
-def min_cut_saved_nodes(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
-                        static_lifetime_input_indices: Optional[Sequence[int]] = None
-                        ) -> set[int]:
-    """The remat nodes whose values torch's min-cut partition (Inductor's default) saves for
-    the backward, computed on a copy of the joint graph."""
+@dataclass
+class MinCutPartition:
+    """torch's min-cut partition of a joint graph: the remat nodes whose values the forward
+    saves, and the forward and backward graphs that plain torch.compile would run."""
+
+    saved: set[int]
+    forward: fx.GraphModule
+    backward: fx.GraphModule
+
+
+def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
+                      static_lifetime_input_indices: Optional[Sequence[int]] = None
+                      ) -> MinCutPartition:
+    """torch's min-cut partition (Inductor's default) of a copy of the joint graph."""
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     graph = fx.Graph()
@@ -35,7 +46,7 @@ def min_cut_saved_nodes(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: i
     result = graph.graph_copy(joint.module.graph, copies)
     graph.output(result)
     module = fx.GraphModule(joint.module, graph)
-    _, backward = min_cut_rematerialization_partition(
+    forward, backward = min_cut_rematerialization_partition(
         module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
         static_lifetime_input_indices=list(static_lifetime_input_indices or []))
     originals = {copy.name: node for node, copy in copies.items()}
@@ -45,7 +56,7 @@ def min_cut_saved_nodes(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: i
         base = joint.base_of.get(node) if node is not None else None
         if base is not None and base < joint.loss:
             saved.add(base)
-    return saved
+    return MinCutPartition(saved, forward, backward)
 
 
 def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:

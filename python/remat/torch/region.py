@@ -28,6 +28,10 @@ Size = Union[int, str]
 # The clock that time_limit_s is measured on (a test may replace it).
 _now = time.monotonic
 
+# Without strict=True, the strategy gets this share of a region's time and the least-peak
+# search, needed when the strategy finds nothing within the budget, what remains.
+LEAST_PEAK_SHARE_LEFT = 0.7
+
 
 @dataclass(frozen=True)
 class RegionSettings:
@@ -130,8 +134,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
 
     A percentage is of the reference's peak: the partition that saves the nodes ``saved()``
     returns (plain torch.compile's min-cut partition, reference.py), or without ``saved`` the
-    no-rematerialization schedule (eager autograd). The reference is also a candidate: the
-    region runs it when it fits and costs less than the strategy's schedule. When no schedule
+    no-rematerialization schedule (eager autograd). A budget that holds the min-cut
+    partition's peak gets that partition (status "reference"), which the region then runs as
+    plain torch.compile does. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
     found none in time), the region gets the least-peak schedule found and a BudgetWarning says
     so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
@@ -166,9 +171,12 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return RegionSchedule(plan, graph, schedule, note, reference_name,
                               reference_sim.peak_bytes)
 
-    reference_fits = reference_sim.peak_bytes <= budget_bytes and \
-        _recomputes_once_only(joint, graph, reference, reference_name) is None
 
+    if saved is not None and reference_sim.peak_bytes <= budget_bytes and \
+            _recomputes_once_only(joint, graph, reference, reference_name) is None:
+        # The budget holds what plain torch.compile runs: the region runs that.
+        return region(plan_of(reference, "reference", None, strategy=reference_name),
+                      reference)
     if budget_bytes < minimum:
         failure = InfeasibleBudgetError(
             f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
@@ -179,8 +187,12 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                if settings.memory else ""))
     else:
         left = settings.time_limit_s - (_now() - started)
+        # Without strict, the least-peak search keeps a share of the time in case the
+        # strategy finds nothing.
+        share = 1.0 if settings.strict else LEAST_PEAK_SHARE_LEFT
         report = planning.plan(planning_graph, budget=budget_bytes,
-                               strategies=[settings.strategy], time_limit_s=max(left, 0.1),
+                               strategies=[settings.strategy],
+                               time_limit_s=max(share * left, 0.1),
                                threads=settings.threads, seed=settings.seed,
                                lower_bound=settings.lower_bound, gap=settings.gap)
         row = report.rows[0]
@@ -194,12 +206,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                 # can run), the planning costs are the true costs plus the penalty.
                 bound = max(0.0, bound - joint.penalty(costs))
             plan = plan_of(row.schedule, row.solver_status or "heuristic", bound)
-            if reference_fits and reference_sim.cost < plan.cost:
-                return region(plan_of(reference, "reference", bound, strategy=reference_name),
-                              reference)
             return region(plan, row.schedule)
-    if reference_fits:
-        return region(plan_of(reference, "reference", None, strategy=reference_name), reference)
     if settings.strict:
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
@@ -227,12 +234,13 @@ def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core
 
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
                          left: float) -> tuple[_core.Schedule, str]:
-    """The schedule of least peak found (``remat.plan(budget="min")`` with the settings'
-    strategy) that runs each once-only node once, or the no-rematerialization schedule."""
+    """The schedule of least peak found by the smallest-budget search (``remat.plan(budget=
+    "min")``) that runs each once-only node once, or the no-rematerialization schedule."""
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     try:
-        report = planning.plan(graph, budget="min", strategies=[settings.strategy],
-                               time_limit_s=max(left, 0.5), threads=settings.threads,
+        # The search takes half of plan()'s limit; checkpoint-all at its result is instant.
+        report = planning.plan(graph, budget="min", strategies=["checkpoint-all"],
+                               time_limit_s=2 * max(left, 0.5), threads=settings.threads,
                                seed=settings.seed, lower_bound=False, gap=settings.gap)
     except InfeasibleBudgetError:
         return fallback.schedule, "no rematerialization"
