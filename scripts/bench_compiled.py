@@ -71,8 +71,25 @@ class GruModel(CaptureGru):
         return self.head(self.drop(y).mean(dim=1))
 
 
-def models(quick: bool, device: torch.device):
-    """The three models, sized for steps of 0.05-2 s on two cores (smaller with --quick)."""
+def language_models(quick: bool) -> dict:
+    """transformers' GPT-2 and Llama (python/tests/hf_models.py), trained on their own loss
+    (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), and the
+    demo's small GPT-2 (``lm``)."""
+    import hf_models
+
+    size = (dict(layers=2, width=64, heads=4, batch=4, seq=64) if quick else
+            dict(layers=4, width=128, heads=4, batch=8, seq=128))
+    return {"gpt2": lambda: hf_models.gpt2(**size), "llama": lambda: hf_models.llama(**size),
+            "lm": lambda: hf_models.gpt2(layers=4, width=64, heads=4, batch=8, seq=64)}
+
+
+def models(quick: bool, device: torch.device, names=("vit", "unet", "gru")):
+    """The models named, sized for steps of 0.05-2 s on two cores (smaller with --quick)."""
+    rows = {}
+    for name, build in language_models(quick).items():
+        if name in names:
+            module, inputs = build()
+            rows[name] = (module, None, list(inputs))
     torch.manual_seed(0)
     ce = nn.CrossEntropyLoss()
     if quick:
@@ -81,22 +98,32 @@ def models(quick: bool, device: torch.device):
     else:
         vit, vit_batch, unet, unet_batch, gru, gru_batch = (dict(dim=128, depth=4), 32, 16, 8,
                                                             128, 256)
-    rows = {
+    rows.update({
         "vit": (Vit(image=32, **vit), ce,
                 [torch.randn(vit_batch, 3, 32, 32), torch.randint(0, 10, (vit_batch,))]),
         "unet": (UNet(width=unet), lambda y, t: F.mse_loss(y, t),
                  [torch.randn(unet_batch, 3, 64, 64), torch.randn(unet_batch, 3, 64, 64)]),
         "gru": (GruModel(dim=gru), ce,
                 [torch.randint(0, 64, (gru_batch, 16)), torch.randint(0, 8, (gru_batch,))]),
-    }
+    })
     return {name: (model.to(device), loss, [t.to(device) for t in inputs])
-            for name, (model, loss, inputs) in rows.items()}
+            for name, (model, loss, inputs) in rows.items() if name in names}
+
+
+# With --summary the rows' JSON lines are not printed, only the summary tables.
+QUIET = False
+
+
+def report(row: dict) -> None:
+    if not QUIET:
+        print(json.dumps(row), flush=True)
 
 
 def run_step(model, loss_fn, inputs):
     def run():
         model.zero_grad(set_to_none=True)
-        loss_fn(model(inputs[0]), *inputs[1:]).backward()
+        loss = model(*inputs) if loss_fn is None else loss_fn(model(inputs[0]), *inputs[1:])
+        loss.backward()
     return run
 
 
@@ -131,8 +158,6 @@ def compiled(model, backend=None):
 
 
 def bench_model(name, model, loss_fn, inputs, fractions, args, device):
-    import torch._functorch.config as functorch_config
-
     rows = []
     model.train()
     torch.manual_seed(1)
@@ -141,12 +166,19 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
     run_step(plain, loss_fn, inputs)()
     plain_compile_s = time.perf_counter() - start
     plain_peak = step_peak_bytes(run_step(plain, loss_fn, inputs), device)
-    grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     torch.manual_seed(2)
     run_step(plain, loss_fn, inputs)()
     plain_grads = grads(plain_net)
 
-    # The eager path: bit-identical to loss.backward()?
+    if not args.no_eager_path:
+        rows.append(eager_path_row(name, model, loss_fn, inputs, args))
+    rows += [budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_peak,
+                        plain_compile_s, plain_grads) for fraction in fractions]
+    return rows
+
+
+def eager_path_row(name, model, loss_fn, inputs, args) -> dict:
+    """The eager path (``remat.torch.wrap`` at 50%): bit-identical to loss.backward()?"""
     eager = copy.deepcopy(model)
     wrapped_model = copy.deepcopy(model)
     torch.manual_seed(3)
@@ -165,65 +197,73 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
             break
         except remat.Error as error:
             eager_note += f"{type(error).__name__}: {error}; "
-    rows.append({"model": name, "row": "eager path", "bit_identical": eager_identical,
-                 "plan": eager_note})
-    print(json.dumps(rows[-1]), flush=True)
+    row = {"model": name, "row": "eager path", "bit_identical": eager_identical,
+           "plan": eager_note}
+    report(row)
+    return row
 
-    for fraction in fractions:
-        row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_peak,
-               "plain_compile_s": plain_compile_s, "gradient_bytes": grad_bytes}
-        ours = None
-        # The plan counts CPU convolutions' workspace (a bound: docs/python.md); where that
-        # leaves no schedule at the budget, the plan without it is measured too.
-        for workspace in (True, False):
-            backend = remat.torch.backend(budget=f"{100 * fraction:g}%",
-                                          strategy=args.strategy, time_limit_s=args.time_limit,
-                                          workspace=workspace)
-            remat_net, ours = compiled(model, backend)
-            try:
-                start = time.perf_counter()
-                torch.manual_seed(2)
-                run_step(ours, loss_fn, inputs)()
-                row["remat_compile_s"] = time.perf_counter() - start
-                row["remat_workspace_counted"] = workspace
-                break
-            except Exception as error:  # noqa: BLE001: an infeasible budget is a result here
-                key = "remat_error" if workspace else "remat_error_without_workspace"
-                lines = [line for line in str(error).splitlines() if "Error:" in line]
-                row[key] = lines[0] if lines else f"{type(error).__name__}: {error}"
-                ours = None
-        if ours is not None:
-            plans = backend.plans
-            row["remat_regions"] = len(plans)
-            row["remat_plan"] = [str(p.plan) for p in plans]
-            row["remat_budget_bytes"] = sum(p.plan.budget_bytes for p in plans)
-            row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
-            row["remat_seconds_planning"] = sum(p.seconds for p in plans)
-            row["remat_workspace_bytes"] = sum(p.workspace_bytes for p in plans)
-            row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
-            row["remat_peak_bytes"] = step_peak_bytes(run_step(ours, loss_fn, inputs), device)
-        knob = None
-        if fraction < 1:
-            with functorch_config.patch(activation_memory_budget=fraction):
-                knob_net, knob = compiled(model)
-                run_step(knob, loss_fn, inputs)()
-                row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs),
-                                                         device)
-        fns = {"plain": run_step(plain, loss_fn, inputs)}
-        if ours is not None:
-            fns["remat"] = run_step(ours, loss_fn, inputs)
-        if knob is not None:
-            fns["knob"] = run_step(knob, loss_fn, inputs)
-        if knob is not None:
-            with functorch_config.patch(activation_memory_budget=fraction):
-                times = alternating_times(fns, args.steps, device)
-        else:
+
+def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_peak,
+               plain_compile_s, plain_grads) -> dict:
+    """remat's backend and the knob at one fraction, against plain torch.compile."""
+    import torch._functorch.config as functorch_config
+
+    grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_peak,
+           "plain_compile_s": plain_compile_s, "gradient_bytes": grad_bytes}
+    ours = None
+    # The plan counts CPU convolutions' workspace (a bound: docs/python.md); where that
+    # leaves no schedule at the budget, the plan without it is measured too.
+    for workspace in (True, False):
+        backend = remat.torch.backend(budget=f"{100 * fraction:g}%",
+                                      strategy=args.strategy, time_limit_s=args.time_limit,
+                                      workspace=workspace)
+        remat_net, ours = compiled(model, backend)
+        try:
+            start = time.perf_counter()
+            torch.manual_seed(2)
+            run_step(ours, loss_fn, inputs)()
+            row["remat_compile_s"] = time.perf_counter() - start
+            row["remat_workspace_counted"] = workspace
+            break
+        except Exception as error:  # noqa: BLE001: an infeasible budget is a result here
+            key = "remat_error" if workspace else "remat_error_without_workspace"
+            lines = [line for line in str(error).splitlines() if "Error:" in line]
+            row[key] = lines[0] if lines else f"{type(error).__name__}: {error}"
+            ours = None
+    if ours is not None:
+        plans = backend.plans
+        row["remat_regions"] = len(plans)
+        row["remat_plan"] = [str(p.plan) for p in plans]
+        row["remat_budget_bytes"] = sum(p.plan.budget_bytes for p in plans)
+        row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
+        row["remat_seconds_planning"] = sum(p.seconds for p in plans)
+        row["remat_workspace_bytes"] = sum(p.workspace_bytes for p in plans)
+        row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
+        row["remat_peak_bytes"] = step_peak_bytes(run_step(ours, loss_fn, inputs), device)
+    knob = None
+    if fraction < 1:
+        with functorch_config.patch(activation_memory_budget=fraction):
+            knob_net, knob = compiled(model)
+            torch.manual_seed(2)
+            run_step(knob, loss_fn, inputs)()
+            row["knob_grad_max_difference"] = max_difference(grads(knob_net), plain_grads)
+            row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs),
+                                                     device)
+    fns = {"plain": run_step(plain, loss_fn, inputs)}
+    if ours is not None:
+        fns["remat"] = run_step(ours, loss_fn, inputs)
+    if knob is not None:
+        fns["knob"] = run_step(knob, loss_fn, inputs)
+    if knob is not None:
+        with functorch_config.patch(activation_memory_budget=fraction):
             times = alternating_times(fns, args.steps, device)
-        for k, v in times.items():
-            row[f"{k}_step_s"] = v
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    return rows
+    else:
+        times = alternating_times(fns, args.steps, device)
+    for k, v in times.items():
+        row[f"{k}_step_s"] = v
+    report(row)
+    return row
 
 
 def resnet18_planning(args) -> dict:
@@ -296,6 +336,28 @@ def print_tables(path: str) -> None:
               f"per step (first step with compilation {compile_s:.1f} s)")
 
 
+def print_summary(rows: list) -> None:
+    """Per model: plain torch.compile, then the knob and remat's backend at each fraction:
+    measured peak, step time after warm-up (median of --steps alternating steps) and the
+    largest gradient difference from plain torch.compile."""
+    for model in dict.fromkeys(r["model"] for r in rows if "fraction" in r):
+        own = [r for r in rows if r["model"] == model and "fraction" in r]
+        peak, step_s = own[0]["plain_peak_bytes"], own[0]["plain_step_s"]
+        print(f"\n{model}: one training step (forward, loss, backward)")
+        print(f"{'':28} {'peak MB':>16} {'step ms':>16} {'max grad diff':>14}")
+        print(f"{'plain torch.compile':28} {mb(peak):>16} {step_s * 1e3:>16.1f} {'-':>14}")
+        for r in own:
+            for who, label in (("knob", "activation_memory_budget"), ("remat", "remat")):
+                if f"{who}_peak_bytes" not in r:
+                    continue
+                p, t = r[f"{who}_peak_bytes"], r[f"{who}_step_s"]
+                name = f"{label} {r['fraction']:g}"
+                print(f"{name:28} "
+                      f"{f'{mb(p)} ({p / peak:.2f}x)':>16} "
+                      f"{f'{t * 1e3:.1f} ({t / step_s:.2f}x)':>16} "
+                      f"{r[f'{who}_grad_max_difference']:>14.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", default="", help="print a results JSON as markdown")
@@ -308,10 +370,16 @@ def main() -> None:
     parser.add_argument("--models", default="vit,unet,gru")
     parser.add_argument("--fractions", default="1,0.7,0.5,0.3")
     parser.add_argument("--skip-resnet", action="store_true")
+    parser.add_argument("--no-eager-path", action="store_true",
+                        help="skip the eager path's row (wrap at 50%%)")
+    parser.add_argument("--summary", action="store_true",
+                        help="end with one table per model: plain, knob and remat per fraction")
     args = parser.parse_args()
     if args.table:
         print_tables(args.table)
         return
+    global QUIET
+    QUIET = args.summary
     device = torch.device(args.device)
     # Dynamo runs nn.GRU eagerly, outside every compiled region, unless told to trace it.
     torch._dynamo.config.allow_rnn = True
@@ -325,14 +393,15 @@ def main() -> None:
                 json.dump(results, f, indent=2)
 
     fractions = [float(f) for f in args.fractions.split(",")]
-    for name, (model, loss_fn, inputs) in models(args.quick, device).items():
-        if name in args.models.split(","):
-            results["rows"] += bench_model(name, model, loss_fn, inputs, fractions, args,
-                                           device)
-            save()
+    for name, (model, loss_fn, inputs) in models(args.quick, device,
+                                                 args.models.split(",")).items():
+        results["rows"] += bench_model(name, model, loss_fn, inputs, fractions, args, device)
+        save()
+    if args.summary:
+        print_summary(results["rows"])
     if not args.skip_resnet and device.type == "cpu":
         results["rows"].append(resnet18_planning(args))
-        print(json.dumps(results["rows"][-1]), flush=True)
+        report(results["rows"][-1])
         save()
 
 

@@ -30,7 +30,7 @@ def _tokens(batch: int, seq: int) -> torch.Tensor:
     return torch.randint(0, VOCAB, (batch, seq))
 
 
-def gpt2(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: int = 16,
+def gpt2(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
          seed: int = 0):
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -42,7 +42,7 @@ def gpt2(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: 
     return OwnLoss(GPT2LMHeadModel(config)), (ids, ids)
 
 
-def llama(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: int = 16,
+def llama(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
           seed: int = 0):
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -55,7 +55,7 @@ def llama(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq:
     return OwnLoss(LlamaForCausalLM(config)), (ids, ids)
 
 
-def bert(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: int = 16,
+def bert(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
          seed: int = 0):
     from transformers import BertConfig, BertForMaskedLM
 
@@ -70,7 +70,7 @@ def bert(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: 
     return OwnLoss(BertForMaskedLM(config)), (ids, labels)
 
 
-def t5(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 2, seq: int = 16,
+def t5(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
        seed: int = 0):
     from transformers import T5Config, T5ForConditionalGeneration
 
