@@ -34,7 +34,7 @@ def run_with_schedule(model, loss_fn, inputs, make_held_until):
     the schedule and the loss."""
     made = {}
 
-    def plan(joint, _saved):
+    def plan(joint, _saved, _held):
         graph = joint.to_graph([1.0] * len(joint), "flop")
         schedule = _core.schedule_holding(graph, make_held_until(joint))
         made.update(graph=graph, schedule=schedule, joint=joint)
@@ -139,3 +139,50 @@ def test_wrap_plans_around_data_dependent_operations_and_item():
     assert len(planned.plans) >= 2  # regions on both sides of the graph breaks
     for (n, p), q in zip(model.named_parameters(), reference.parameters()):
         assert torch.equal(p.grad, q.grad), n
+
+
+class _TwoRegions(nn.Module):
+    """An MLP with its loss, split into two compiled regions by a graph break."""
+
+    def __init__(self, width=64, depth=4):
+        super().__init__()
+        self.first = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.Tanh())
+                                     for _ in range(depth)])
+        self.second = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.Tanh())
+                                      for _ in range(depth)])
+
+    def forward(self, x, y):
+        h = self.first(x)
+        torch._dynamo.graph_break()
+        return torch.nn.functional.mse_loss(self.second(h), y)
+
+
+def test_memory_is_shared_by_the_regions_of_a_step():
+    from measure import peak_bytes_of
+
+    torch.manual_seed(0)
+    model = _TwoRegions()
+    x, y = torch.randn(256, 64), torch.randn(256, 64)
+    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    resident = params + x.numel() * 4 + y.numel() * 4
+
+    def measured(planned):
+        def run():
+            model.zero_grad(set_to_none=True)
+            planned(x, y).backward()
+        return peak_bytes_of(run)
+
+    torch._dynamo.reset()
+    free = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all", lower_bound=False)
+    no_remat = measured(free)
+    assert len(free.plans) == 2
+    # A device that holds the weights, their gradients and 90% of the step's activations:
+    # the first region (planned first) keeps all it needs, the second must recompute. Without
+    # the first region's share counted, the second would plan as if it had the device alone.
+    memory = resident + params + int(0.9 * (no_remat - params))
+    torch._dynamo.reset()
+    planned = remat.torch.wrap(model, memory=memory, strategy="optimal", time_limit_s=10)
+    peak = measured(planned)
+    first, second = planned.plans
+    assert first.within_budget and second.within_budget and second.plan.recomputations > 0
+    assert resident + peak <= memory, (resident + peak, memory)

@@ -77,7 +77,7 @@ class RematBackend:
         self.compiler = compiler
         self.inductor_config = dict(inductor_config or {})
         self._partition = RematPartition(
-            lambda joint, saved: plan_region(settings, joint, saved),
+            lambda joint, saved, held: plan_region(settings, joint, saved, held),
             min_cut_reference=compiler == "inductor")
 
     @property
@@ -89,6 +89,10 @@ class RematBackend:
         return self._partition.latest_plan("the model is compiled at its first call")
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
+        # A region is known by its parameters: compiled again for a new shape, it replaces
+        # its own entry among what the step's regions hold (partition.py).
+        params = tuple(id(x) for x in example_inputs if isinstance(x, torch.nn.Parameter))
+        self._partition.region_key = params or len(self._partition.plans)
         if self.compiler == "aot_eager":
             from torch._dynamo.backends.common import aot_autograd
 

@@ -107,6 +107,11 @@ class JointGraph:
                  zip(names, self.kinds(), costs, self.bytes, spaces)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
+    def output_bytes(self) -> int:
+        """Bytes of the distinct storages of the region's forward outputs."""
+        return _distinct_bytes(o.meta.get("val") for o in self.forward_outputs
+                               if isinstance(o, fx.Node))
+
     def planning_costs(self, costs: Sequence[float]) -> list[float]:
         """``costs`` with every node that must run once charged the whole graph's cost more."""
         penalty = sum(costs) + 1.0

@@ -254,12 +254,18 @@ class RematPartition:
     ``plan_region`` and emits its schedule. ``plans`` lists what was planned, region by region.
     """
 
-    # (joint graph, the min-cut partition's saved nodes or None) -> region.RegionSchedule
-    plan_region: Callable[[JointGraph, Optional[Callable[[], set[int]]]], Any]
+    # (joint graph, the min-cut partition's saved nodes or None, bytes the step's other
+    # regions hold) -> region.RegionSchedule
+    plan_region: Callable[[JointGraph, Optional[Callable[[], set[int]]], int], Any]
     plans: list[RegionPlan] = field(default_factory=list)
     # Percentages are of plain torch.compile's min-cut partition (Inductor), not of eager
     # autograd's no-rematerialization schedule.
     min_cut_reference: bool = False
+    # The step's regions share memory=: per region (keyed by its parameters, so that a region
+    # planned again for a new input shape replaces its entry), its fixed bytes and the bytes
+    # it keeps from its forward into its backward, which later regions count as fixed.
+    ledger: dict = field(default_factory=dict)
+    region_key: Any = None          # the key of the region being compiled (set by the backend)
 
     def latest_plan(self, when: str) -> Any:
         """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
@@ -293,7 +299,10 @@ class RematPartition:
                 min_cut.append(min_cut_partition(joint, joint_inputs, num_fwd_outputs,
                                                  static_lifetime_input_indices))
                 return min_cut[0].saved
-        planned = self.plan_region(joint, saved)
+        key = self.region_key if self.region_key is not None else len(self.plans)
+        held = sum(b for k, b in self.ledger.items() if k != key)
+        planned = self.plan_region(joint, saved, held)
+        self.ledger[key] = joint.fixed_bytes + planned.kept_bytes
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
         if min_cut and plan.status == "reference":

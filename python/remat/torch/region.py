@@ -126,17 +126,20 @@ class RegionSchedule:
     note: str = ""
     reference: str = "no rematerialization"  # what percentages are of (reference.py)
     reference_peak_bytes: int = 0
+    kept_bytes: int = 0  # activations held from the end of forward into backward (saved, outputs)
 
 
 def plan_region(settings: RegionSettings, joint: JointGraph,
-                saved: Optional[Callable[[], set[int]]] = None) -> RegionSchedule:
+                saved: Optional[Callable[[], set[int]]] = None,
+                held_elsewhere: int = 0) -> RegionSchedule:
     """Plans the joint graph at the settings' budget.
 
     A percentage is of the reference's peak: the partition that saves the nodes ``saved()``
     returns (plain torch.compile's min-cut partition, reference.py), or without ``saved`` the
     no-rematerialization schedule (eager autograd). A budget that holds the min-cut
     partition's peak gets that partition (status "reference"), which the region then runs as
-    plain torch.compile does. When no schedule
+    plain torch.compile does. With ``memory=``, ``held_elsewhere`` bytes (what the step's
+    other regions keep while this one runs) are fixed memory too. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
     found none in time), the region gets the least-peak schedule found and a BudgetWarning says
     so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
@@ -148,7 +151,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop",
                                      workspace=settings.workspace)
                       if joint.once else graph)
-    fixed = joint.fixed_bytes + settings.optimizer_bytes
+    fixed = joint.fixed_bytes + settings.optimizer_bytes + (held_elsewhere if settings.memory
+                                                            else 0)
     no_remat = _core.run_strategy("checkpoint-all", graph, 0)
     reference_name = "no rematerialization"
     reference = no_remat.schedule
@@ -156,11 +160,15 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         reference_name = "torch.compile's min-cut partition"
         reference = reference_schedule(graph, joint, saved())
     reference_sim = _core.simulate(graph, reference)
+    no_room: Optional[InfeasibleBudgetError] = None
     if settings.budget.endswith("%"):
         budget_bytes = _core.resolve_size(settings.budget, reference_sim.peak_bytes)
     else:
-        budget_bytes = _core._resolve_budget(graph, settings.budget, settings.memory,
-                                             fixed).activation_bytes
+        try:
+            budget_bytes = _core._resolve_budget(graph, settings.budget, settings.memory,
+                                                 fixed).activation_bytes
+        except InfeasibleBudgetError as error:  # the fixed memory fills the device
+            budget_bytes, no_room = 0, error
     minimum = _core.minimum_peak_lower_bound(graph)
 
     def plan_of(schedule, status, bound, budget=budget_bytes, strategy=settings.strategy):
@@ -169,7 +177,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
 
     def region(plan, schedule, note=""):
         return RegionSchedule(plan, graph, schedule, note, reference_name,
-                              reference_sim.peak_bytes)
+                              reference_sim.peak_bytes, kept_bytes(graph, schedule, joint))
 
 
     if saved is not None and reference_sim.peak_bytes <= budget_bytes and \
@@ -177,7 +185,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # The budget holds what plain torch.compile runs: the region runs that.
         return region(plan_of(reference, "reference", None, strategy=reference_name),
                       reference)
-    if budget_bytes < minimum:
+    if no_room is not None:
+        failure = no_room
+    elif budget_bytes < minimum:
         failure = InfeasibleBudgetError(
             f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
             f"peak {_core.format_bytes(minimum)} that any schedule of this graph needs (one "
@@ -221,6 +231,19 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
     return region(plan, schedule, note)
+
+
+def kept_bytes(graph: _core.Graph, schedule: _core.Schedule, joint: JointGraph) -> int:
+    """Bytes live when the loss node (the world outside the region) runs, less its own and
+    less the region's outputs (the caller's, or the next region's inputs): what the region
+    holds from the end of its forward into its backward for itself."""
+    operations = _core.build_plan(graph, schedule)
+    live = _core.simulate(graph, schedule).live_bytes_after_op
+    outputs = joint.output_bytes()
+    for (kind, _stage, v), after in zip(operations, live):
+        if kind == "compute" and v == joint.loss:
+            return max(0, after - graph.nodes[joint.loss].bytes - outputs)
+    return 0
 
 
 def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core.Schedule,
