@@ -242,6 +242,9 @@ class RegionPlan:
     note: str = ""                  # why the schedule is not within the budget; "" when it is
     reference: str = ""             # what budget percentages are of (reference.py)
     reference_peak_bytes: int = 0   # its predicted peak
+    kept_bytes: int = 0             # held from the end of forward into backward (outputs aside)
+    output_bytes: int = 0           # the outputs handed to the caller: what it computes from
+                                    # them (a loss outside the compiled module) is not planned
 
     @property
     def within_budget(self) -> bool:
@@ -319,7 +322,9 @@ class RematPartition:
                                      seconds=seconds,
                                      workspace_bytes=max(joint.workspace(), default=0),
                                      note=planned.note, reference=planned.reference,
-                                     reference_peak_bytes=planned.reference_peak_bytes))
+                                     reference_peak_bytes=planned.reference_peak_bytes,
+                                     kept_bytes=planned.kept_bytes,
+                                     output_bytes=joint.output_bytes()))
         return forward, backward
 
 
