@@ -261,14 +261,24 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     "min")``) that runs each once-only node once, or the no-rematerialization schedule."""
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     try:
-        # The search takes half of plan()'s limit; checkpoint-all at its result is instant.
-        report = planning.plan(graph, budget="min", strategies=["checkpoint-all"],
+        # The search takes half of plan()'s limit; local-search then looks for a cheaper
+        # schedule at the least peak found (the search's own minimises the peak at any cost).
+        report = planning.plan(graph, budget="min", strategies=["local-search"],
                                time_limit_s=2 * max(left, 0.5), threads=settings.threads,
                                seed=settings.seed, lower_bound=False, gap=settings.gap)
     except InfeasibleBudgetError:
         return fallback.schedule, "no rematerialization"
     smallest = report.min_budget
-    if smallest is not None and smallest.peak_bytes < fallback.peak_bytes and \
-            _recomputes_once_only(joint, graph, smallest.schedule, settings.strategy) is None:
-        return smallest.schedule, f"{smallest.found_by}, the smallest-budget search"
+    candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
+                   "no rematerialization")]
+    if smallest is not None:
+        candidates.append((smallest.peak_bytes, smallest.cost, smallest.schedule,
+                           f"{smallest.found_by}, the smallest-budget search"))
+    row = report.rows[0]
+    if row.fits:
+        candidates.append((row.peak_bytes, row.cost, row.schedule,
+                           "local-search at the least peak found"))
+    for peak, _cost, schedule, found_by in sorted(candidates, key=lambda c: (c[0], c[1])):
+        if _recomputes_once_only(joint, graph, schedule, settings.strategy) is None:
+            return schedule, found_by
     return fallback.schedule, "no rematerialization"
