@@ -74,13 +74,13 @@ class GruModel(CaptureGru):
 def language_models(quick: bool) -> dict:
     """transformers' GPT-2 and Llama (python/tests/hf_models.py), trained on their own loss
     (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), and the
-    demo's small GPT-2 (``lm``)."""
+    demo's small GPT-2 (``lm``, 2 layers)."""
     import hf_models
 
     size = (dict(layers=2, width=64, heads=4, batch=4, seq=64) if quick else
             dict(layers=4, width=128, heads=4, batch=8, seq=128))
     return {"gpt2": lambda: hf_models.gpt2(**size), "llama": lambda: hf_models.llama(**size),
-            "lm": lambda: hf_models.gpt2(layers=4, width=64, heads=4, batch=8, seq=64)}
+            "lm": lambda: hf_models.gpt2(layers=2, width=64, heads=4, batch=8, seq=64)}
 
 
 def models(quick: bool, device: torch.device, names=("vit", "unet", "gru")):
