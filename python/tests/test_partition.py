@@ -4,6 +4,7 @@ works"), and the reference schedule that percentages are of (remat/torch/referen
 from __future__ import annotations
 
 import copy
+import os
 
 import pytest
 import torch
@@ -186,3 +187,25 @@ def test_memory_is_shared_by_the_regions_of_a_step():
     first, second = planned.plans
     assert first.within_budget and second.within_budget and second.plan.recomputations > 0
     assert resident + peak <= memory, (resident + peak, memory)
+
+
+def test_graphs_that_torch_rejects_are_remats_internal_error_with_the_joint_graph(monkeypatch):
+    import re
+
+    import torch._functorch.partitioners as partitioners
+
+    def reject(*args, **kwargs):
+        raise AssertionError("Node view_1 was invalid, but is output")
+
+    monkeypatch.setattr(partitioners, "_extract_fwd_bwd_modules", reject)
+    model, loss_fn, inputs = networks.mlp(batch=8, width=8, depth=2)
+    torch._dynamo.reset()
+    planned = remat.torch.wrap(model, budget="50%", strategy="checkpoint-all",
+                               lower_bound=False)
+    with pytest.raises(remat.InternalError, match="region 0: torch rejected") as raised:
+        planned(inputs[0])
+    path = re.search(r"written to (\S+)$", str(raised.value)).group(1)
+    with open(path) as f:
+        text = f.read()
+    assert "was invalid, but is output" in text and "def forward" in text
+    os.remove(path)

@@ -313,8 +313,13 @@ class RematPartition:
             forward, backward = min_cut[0].forward, min_cut[0].backward
         else:
             operations = _core.build_plan(graph, schedule)
-            forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
-                                                 static_lifetime_input_indices)
+            try:
+                forward, backward = schedule_modules(joint, operations, num_fwd_outputs,
+                                                     static_lifetime_input_indices)
+            except InternalError:
+                raise
+            except Exception as error:  # noqa: BLE001: torch rejected remat's graphs: a bug
+                raise _report_internal(joint, len(self.plans), error) from error
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
@@ -326,6 +331,22 @@ class RematPartition:
                                      kept_bytes=planned.kept_bytes,
                                      output_bytes=joint.output_bytes()))
         return forward, backward
+
+
+def _report_internal(joint: JointGraph, region: int, error: Exception) -> InternalError:
+    """remat's InternalError for graphs that torch rejected, with the region's joint graph
+    written to a file for a report."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", prefix=f"remat-region{region}-joint-",
+                                     suffix=".py", delete=False) as f:
+        f.write(f"# remat: torch rejected the graphs emitted for region {region}: "
+                f"{type(error).__name__}: {error}\n")
+        f.write(joint.module.print_readable(print_output=False))
+    return InternalError(
+        f"region {region}: torch rejected the forward and backward graphs remat emitted "
+        f"({type(error).__name__}: {error}); this is a bug in remat: please report it with "
+        f"the region's joint graph, written to {f.name}")
 
 
 def _is_tangent_node(node: fx.Node) -> bool:
