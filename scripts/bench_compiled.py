@@ -164,6 +164,23 @@ def compiled(model, backend=None):
     return net, torch.compile(net, backend=backend, dynamic=False)
 
 
+def knob_backend(fraction: float):
+    """Inductor with ``activation_memory_budget = fraction`` while it compiles. A backend of
+    its own: Dynamo shares compiled code between copies of a model that use one backend (it
+    does not guard on the module), so the knob under plain's backend would run plain's code.
+    The compiled-graph caches are off, since they do not key on the knob."""
+    import torch._functorch.config as functorch_config
+    from torch._inductor import config as inductor_config
+    from torch._inductor.compile_fx import compile_fx
+
+    def backend(gm, example_inputs):
+        with functorch_config.patch(activation_memory_budget=fraction,
+                                    enable_autograd_cache=False), \
+                inductor_config.patch(fx_graph_cache=False):
+            return compile_fx(gm, example_inputs)
+    return backend
+
+
 def bench_model(name, model, loss_fn, inputs, fractions, args, device):
     rows = []
     model.train()
@@ -213,8 +230,6 @@ def eager_path_row(name, model, loss_fn, inputs, args) -> dict:
 def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_peak,
                plain_compile_s, plain_grads) -> dict:
     """remat's backend and the knob at one fraction, against plain torch.compile."""
-    import torch._functorch.config as functorch_config
-
     grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_peak,
            "plain_compile_s": plain_compile_s, "gradient_bytes": grad_bytes}
@@ -250,13 +265,11 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_peak_bytes"] = step_peak_bytes(run_step(ours, loss_fn, inputs), device)
     knob = None
     if fraction < 1:
-        with functorch_config.patch(activation_memory_budget=fraction):
-            knob_net, knob = compiled(model)
-            torch.manual_seed(2)
-            run_step(knob, loss_fn, inputs)()
-            row["knob_grad_max_difference"] = max_difference(grads(knob_net), plain_grads)
-            row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs),
-                                                     device)
+        knob_net, knob = compiled(model, knob_backend(fraction))
+        torch.manual_seed(2)
+        run_step(knob, loss_fn, inputs)()
+        row["knob_grad_max_difference"] = max_difference(grads(knob_net), plain_grads)
+        row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs), device)
     fns = {"plain": run_step(plain, loss_fn, inputs)}
     if ours is not None:
         fns["remat"] = run_step(ours, loss_fn, inputs)
