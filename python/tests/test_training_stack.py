@@ -4,6 +4,7 @@ loop")."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import socket
@@ -101,11 +102,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _ddp_worker(rank: int, world: int, port: int, out: str) -> None:
+@contextlib.contextmanager
+def _process_group(rank: int, world: int, port: int):
+    """This process as ``rank`` of a gloo group of ``world`` on one machine."""
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.set_num_threads(1)
     try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def _ddp_worker(rank: int, world: int, port: int, out: str) -> None:
+    with _process_group(rank, world, port):
         model, loss_fn, (x, y) = networks.mlp(batch=64, width=32, depth=4)
         shard = slice(32 * rank, 32 * (rank + 1))
         grads = {}
@@ -118,8 +128,6 @@ def _ddp_worker(rank: int, world: int, port: int, out: str) -> None:
             if kind == "remat":
                 grads["recomputations"] = inner.plan.recomputations
         torch.save(grads, f"{out}.{rank}")
-    finally:
-        dist.destroy_process_group()
 
 
 def test_ddp_over_two_processes_averages_the_same_gradients_as_plain_ddp(tmp_path):
@@ -179,10 +187,7 @@ def _fsdp2_worker(rank: int, world: int, port: int, out: str) -> None:
 
     from measure import peak_bytes_of
 
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    torch.set_num_threads(1)
-    try:
+    with _process_group(rank, world, port):
         torch.manual_seed(0)
         model = _Blocks()
         x, y = torch.randn(512, 32), torch.randn(512, 1)
@@ -211,8 +216,6 @@ def _fsdp2_worker(rank: int, world: int, port: int, out: str) -> None:
                 results["regions"] = len(backend.plans)
                 results["recomputations"] = sum(r.plan.recomputations for r in backend.plans)
         torch.save(results, f"{out}.{rank}")
-    finally:
-        dist.destroy_process_group()
 
 
 def test_fsdp2_per_block_under_the_backend_gives_plain_fsdp2s_gradients(tmp_path):

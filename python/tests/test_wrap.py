@@ -117,8 +117,8 @@ def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_rai
     region = planned.plans[0]
     assert not region.within_budget and "below the minimum peak" in region.note
     assert region.plan.status == "least-peak" and region.plan.budget_bytes == 64
-    assert region.plan.predicted_peak_bytes == remat.minimum_peak_lower_bound(region.graph) or \
-        region.plan.predicted_peak_bytes <= region.plan.no_remat_peak_bytes
+    # The least-peak schedule found is never above no rematerialization's peak.
+    assert region.plan.predicted_peak_bytes <= region.plan.no_remat_peak_bytes
     for p, q in zip(model.parameters(), reference.parameters()):
         assert torch.equal(p.grad, q.grad)
 

@@ -8,8 +8,8 @@ or a backward value), a forward value the partition does not save is held only t
 forward, and every other read is a recomputation (the cheapest one, docs/design.md §3's R from
 S). The simulator then gives its peak and cost like any schedule's; at a budget that holds
 that peak (100%) the region runs torch's partition itself. Eager autograd (``wrap``,
-``compiler="aot_eager"``) saves what the backward reads, which is remat's no-rematerialization
-schedule.
+``compiler="aot_eager"``) saves what the backward reads: its reference is remat's
+no-rematerialization schedule (region.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from torch import fx
 from remat import _core
 from remat.torch.joint import JointGraph
 
-__all__ = ["MinCutPartition", "min_cut_partition", "held_until_of", "reference_schedule"]
+__all__ = ["MinCutPartition", "min_cut_partition",
+           "held_until_of", "min_cut_schedule"]
 
 
 @dataclass
@@ -73,10 +74,6 @@ def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
             for i in range(len(joint))]
 
 
-def reference_schedule(graph: _core.Graph, joint: JointGraph,
-                       saved: Optional[set[int]]) -> _core.Schedule:
-    """The schedule of the partition that saves ``saved`` (min-cut), or of eager autograd
-    (no rematerialization) when ``saved`` is None."""
-    if saved is None:
-        return _core.run_strategy("checkpoint-all", graph, 0).schedule
+def min_cut_schedule(graph: _core.Graph, joint: JointGraph, saved: set[int]) -> _core.Schedule:
+    """The schedule of the partition that saves ``saved`` (torch's min-cut partition)."""
     return _core.schedule_holding(graph, held_until_of(joint, saved))

@@ -17,7 +17,7 @@ from remat.planning import _size_text
 from remat.torch.costs import check_cost_options, node_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
-from remat.torch.reference import reference_schedule
+from remat.torch.reference import min_cut_schedule
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -158,7 +158,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     reference = no_remat.schedule
     if saved is not None:
         reference_name = "torch.compile's min-cut partition"
-        reference = reference_schedule(graph, joint, saved())
+        reference = min_cut_schedule(graph, joint, saved())
     reference_sim = _core.simulate(graph, reference)
     no_room: Optional[InfeasibleBudgetError] = None
     if settings.budget.endswith("%"):
@@ -178,7 +178,6 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     def region(plan, schedule, note=""):
         return RegionSchedule(plan, graph, schedule, note, reference_name,
                               reference_sim.peak_bytes, kept_bytes(graph, schedule, joint))
-
 
     if saved is not None and reference_sim.peak_bytes <= budget_bytes and \
             _recomputes_once_only(joint, graph, reference, reference_name) is None:
@@ -261,10 +260,10 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     "min")``) that runs each once-only node once, or the no-rematerialization schedule."""
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     try:
-        # The search takes half of plan()'s limit; local-search then looks for a cheaper
+        # The search takes half of the time left; local-search then looks for a cheaper
         # schedule at the least peak found (the search's own minimises the peak at any cost).
         report = planning.plan(graph, budget="min", strategies=["local-search"],
-                               time_limit_s=2 * max(left, 0.5), threads=settings.threads,
+                               time_limit_s=max(left, 0.5), threads=settings.threads,
                                seed=settings.seed, lower_bound=False, gap=settings.gap)
     except InfeasibleBudgetError:
         return fallback.schedule, "no rematerialization"
