@@ -8,7 +8,8 @@ Measured in one run, on whatever machine runs it (CPU unless --device cuda):
      (torch.compile, backend aot_eager_decomp_partition) at three equal budgets.
 
 Peak memory for (4) is measured the same way for both: the largest net CPU allocation during
-one training step, from the profiler's memory events (torch.profiler, profile_memory=True);
+one training step, from the profiler's memory events (torch.profiler, profile_memory=True;
+python/tests/measure.py, which also says why it profiles two steps and measures the second);
 on CUDA, torch.cuda.max_memory_allocated above the step's start.
 
 Usage: .venv/bin/python scripts/bench_python.py [--quick] [--out results.json]
@@ -29,6 +30,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 
 import networks  # noqa: E402  (the test networks)
+from measure import peak_bytes_of  # noqa: E402  (the tests' measured peak)
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
 
@@ -42,17 +44,7 @@ def step_peak_bytes(fn, device: torch.device) -> int:
         fn()
         torch.cuda.synchronize(device)
         return torch.cuda.max_memory_allocated(device) - start
-    from torch.profiler import ProfilerActivity, profile
-    fn()  # warm-up: kernels' one-time caches are not part of a step's peak
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        fn()
-    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
-                    key=lambda e: e.start_ns())
-    level = peak = 0
-    for e in events:
-        level += e.nbytes()
-        peak = max(peak, level)
-    return peak
+    return peak_bytes_of(fn)
 
 
 def timed(fn, repeats: int) -> float:

@@ -4,12 +4,13 @@ CPU allocation during the step, from the profiler's memory events."""
 from __future__ import annotations
 
 import torch
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, record_function
+
+_MEASURED = "remat: measured step"
 
 
 def step_peak_bytes(model, loss_fn, inputs) -> int:
-    """Largest net allocation during one step (zero_grad, forward, loss, backward), after a
-    warm-up step."""
+    """Largest net allocation during one step (zero_grad, forward, loss, backward)."""
     def step():
         model.zero_grad(set_to_none=True)
         loss_fn(model(inputs[0]), *inputs[1:]).backward()
@@ -18,14 +19,27 @@ def step_peak_bytes(model, loss_fn, inputs) -> int:
 
 
 def peak_bytes_of(step) -> int:
-    """Largest net allocation during one call of ``step``, after a warm-up call."""
-    step()
+    """Largest net allocation during one call of ``step``, above what was allocated when it
+    began.
+
+    The profiler reports a free only for a block it saw allocated: a block allocated before
+    profiling began and freed in the window (the gradients ``zero_grad`` drops, a tensor the
+    previous step left) would keep counting, and how many such frees go unseen varies from call
+    to call. So the window spans two calls after a warm-up, and only the second is measured:
+    what it frees, the first (or the model's set-up) allocated inside the window or before."""
+    step()  # warm-up: kernels' one-time caches are not part of a step's peak
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
-    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
-                    key=lambda e: e.start_ns())
+        with record_function(_MEASURED):
+            step()
+    events = list(prof.profiler.kineto_results.events())
+    mark = next(e for e in events if e.name() == _MEASURED)
+    start, end = mark.start_ns(), mark.start_ns() + mark.duration_ns()
+    allocations = sorted((e for e in events
+                          if e.name() == "[memory]" and start <= e.start_ns() <= end),
+                         key=lambda e: e.start_ns())
     level = peak = 0
-    for e in events:
+    for e in allocations:
         level += e.nbytes()
         peak = max(peak, level)
     return peak
