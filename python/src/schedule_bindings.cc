@@ -10,9 +10,13 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "core/errors.h"
 #include "core/graph.h"
 #include "core/plan.h"
+#include "core/quoted.h"
 #include "core/recompute.h"
 #include "core/schedule.h"
 #include "core/schedule_json.h"
@@ -141,10 +145,13 @@ void BindScheduleFiles(py::module_& m) {
       .def_property_readonly("strategy", [](const ScheduleDocument& d) { return d.info.strategy; })
       .def_property_readonly("budget_bytes",
                              [](const ScheduleDocument& d) { return d.info.budget_bytes; })
-      .def_property_readonly("solver_status",
-                             [](const ScheduleDocument& d) { return d.info.solver_status; })
-      .def_property_readonly("lower_bound_cost",
-                             [](const ScheduleDocument& d) { return d.info.lower_bound_cost; });
+      // The proof fields as the file records them, not verified (docs/formats.md).
+      .def_property_readonly(
+          "solver_status", [](const ScheduleDocument& d) { return d.info.solver_status; },
+          "The solver status the file records (recorded, not verified).")
+      .def_property_readonly(
+          "lower_bound_cost", [](const ScheduleDocument& d) { return d.info.lower_bound_cost; },
+          "The lower bound the file records (recorded, not verified; never above the cost).");
   m.def(
       "load_schedule",
       [](const std::string& path, bool allow_over_budget) {
@@ -156,13 +163,19 @@ void BindScheduleFiles(py::module_& m) {
       },
       py::arg("path"), py::kw_only(), py::arg("allow_over_budget") = false,
       "Reads a schedule file; InputError for a malformed one, one whose R and S break "
-      "frontier-advancing or correctness (as for Schedule), or one whose re-simulated peak is "
-      "over the budget it records (unless allow_over_budget=True).");
+      "frontier-advancing or correctness (as for Schedule), an unknown solver_status, a "
+      "lower_bound_cost above the re-simulated cost, or one whose re-simulated peak is over "
+      "the budget it records (unless allow_over_budget=True).");
   m.def(
       "save_schedule",
       [](const Graph& g, const Schedule& s, const std::string& strategy,
          std::optional<int64_t> budget_bytes, const std::string& path,
          const std::string& solver_status, std::optional<double> lower_bound_cost) {
+        if (!solver_status.empty() && !IsRecordedSolverStatus(solver_status)) {
+          throw UsageError(fmt::format("solver_status must be '' or one of {}, got {}",
+                                       fmt::join(kRecordedSolverStatuses, ", "),
+                                       Quoted(solver_status)));
+        }
         const SimulationResult sim = Simulate(g, Fitting(g, s));
         SaveScheduleFile(g, s,
                          {.strategy = strategy, .cost = sim.cost, .peak_bytes = sim.peak_bytes,

@@ -219,9 +219,9 @@ void PrintTable(const ApproxOptions& options, const Graph& graph,
     const auto optimal = Cost(opt);
     std::string opt_cell = CostCell(opt, base_cost);
     // Said only when proven (the status columns' rule): the cost meets the bound.
-    if (opt.fits() &&
-        VerdictOf(opt, p.lower_bound, options.solver.relative_gap) != RowVerdict::kOptimal) {
-      opt_cell += " (feasible)";
+    const RowVerdict verdict = VerdictOf(opt, p.lower_bound, options.solver.relative_gap);
+    if (opt.fits() && verdict != RowVerdict::kOptimal) {
+      opt_cell += fmt::format(" ({})", RowVerdictText(verdict, options.solver.relative_gap));
     }
     table.push_back(
         {FormatBytes(p.budget_bytes),

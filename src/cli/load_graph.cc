@@ -167,11 +167,15 @@ void AddBudgetOptions(CLI::App& command, BudgetArgs& args) {
                      "activation budget: bytes, 16GiB, 512MB, 60% of the no-remat peak, or min "
                      "(the smallest budget remat finds a schedule for, with a lower bound on "
                      "every schedule's peak)");
-  command.add_option("--memory", args.memory_text,
-                     "device memory; the activation budget is this minus the fixed memory");
-  command.add_option("--fixed-memory", args.fixed_text,
-                     "fixed memory of a --graph file for --memory (default 0; zoo models "
-                     "compute parameters, gradients, optimizer state and input)");
+  CLI::Option* memory =
+      command.add_option("--memory", args.memory_text,
+                         "device memory; the activation budget is this minus the fixed memory");
+  // Without --memory nothing reads it: a usage error rather than an option silently ignored.
+  command
+      .add_option("--fixed-memory", args.fixed_text,
+                  "fixed memory of a --graph file for --memory (default 0; zoo models "
+                  "compute parameters, gradients, optimizer state and input)")
+      ->needs(memory);
 }
 
 BudgetRequest ToBudgetRequest(const BudgetArgs& args, const GraphSource& source,

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/gnuplot.h"
@@ -16,6 +19,7 @@
 #include "planning/plan_report.h"
 #include "solvers/solver_types.h"
 #include "core/plan.h"
+#include "core/quoted.h"
 #include "core/schedule_json.h"
 #include "core/simulator.h"
 #include "strategies/checkpoint_all.h"
@@ -87,18 +91,18 @@ std::string MatrixPanel(const std::string& title, int32_t n, double x, double y,
       x, y, w, h, GnuplotQuote(title), n - 0.5, n - 0.5);
 }
 
-// "optimal (proven optimal), gap 0.0%": a solver's schedule says whether it was proven, and
-// its gap to the recorded bound when known (honest labels).
+// "optimal (recorded: optimal, gap 0.0%; not verified)": what the file says of its proof and
+// its gap to the recorded bound, labelled as the file's word (remat plot does not solve again).
 std::string StrategyLabel(const ScheduleDocument& doc, const SimulationResult& sim) {
-  std::string strategy = doc.info.strategy.empty() ? "schedule" : doc.info.strategy;
-  if (!doc.info.solver_status.empty()) {
-    strategy += doc.info.solver_status == "optimal" ? " (proven optimal)"
-                                                    : " (" + doc.info.solver_status + ")";
-  }
+  std::string strategy = doc.info.strategy.empty() ? "schedule" : Printable(doc.info.strategy);
+  std::vector<std::string> recorded;
+  if (!doc.info.solver_status.empty()) recorded.push_back(doc.info.solver_status);
   if (doc.info.lower_bound_cost && sim.cost > 0) {
-    strategy += fmt::format(", gap {:.1f}%", 100.0 * RelativeGap(sim.cost, *doc.info.lower_bound_cost));
+    recorded.push_back(
+        fmt::format("gap {:.1f}%", 100.0 * RelativeGap(sim.cost, *doc.info.lower_bound_cost)));
   }
-  return strategy;
+  if (recorded.empty()) return strategy;
+  return fmt::format("{} (recorded: {}; not verified)", strategy, fmt::join(recorded, ", "));
 }
 
 // The gnuplot script: the R and S panels above the memory over the plan's operations.

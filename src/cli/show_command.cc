@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "core/quoted.h"
 #include "core/schedule_json.h"
 #include "core/simulator.h"
 #include "core/sizes.h"
@@ -64,9 +65,11 @@ std::string StagesText(const Graph& graph, const std::vector<int32_t>& stages) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// What the file says of its proof, never shown as proven: remat show does not solve again.
 std::string Verdict(const ScheduleInfo& info) {
-  return info.solver_status.empty() ? "heuristic, not proven"
-                                    : SolveStatusPhrase(info.solver_status);
+  if (info.solver_status.empty()) return "heuristic, not proven";
+  return fmt::format("the file records: {}; {}", SolveStatusPhrase(info.solver_status),
+                     kNotVerified);
 }
 
 void PrintText(const ShowOptions& options, const ScheduleDocument& doc,
@@ -75,12 +78,13 @@ void PrintText(const ShowOptions& options, const ScheduleDocument& doc,
   const NoRematReference no_remat = NoRemat(graph);
   fmt::print("schedule: {} ({}, {} nodes)\n", options.schedule_path,
              graph.name().empty() ? "unnamed graph" : graph.name(), graph.size());
-  fmt::print("strategy: {} ({})\n", doc.info.strategy.empty() ? "unknown" : doc.info.strategy,
+  fmt::print("strategy: {} ({})\n",
+             doc.info.strategy.empty() ? "unknown" : Printable(doc.info.strategy),
              Verdict(doc.info));
   fmt::print("cost: {:.6g}, {} the no-remat cost {:.6g}", sim.cost,
              FormatRatio(sim.cost, no_remat.cost), no_remat.cost);
   if (doc.info.lower_bound_cost) {
-    fmt::print("; lower bound {:.6g}, gap {}", *doc.info.lower_bound_cost,
+    fmt::print("; lower bound {:.6g} ({}), gap {}", *doc.info.lower_bound_cost, kNotVerified,
                FormatPercent(RelativeGap(sim.cost, *doc.info.lower_bound_cost), 1.0));
   }
   fmt::print("\npeak: {} ({} of the no-remat peak {})", FormatBytes(sim.peak_bytes),
@@ -130,6 +134,9 @@ void PrintJson(const ScheduleDocument& doc, const SimulationResult& sim,
                                              : nlohmann::json(nullptr)},
       {"lower_bound_cost", doc.info.lower_bound_cost ? nlohmann::json(*doc.info.lower_bound_cost)
                                                      : nlohmann::json(nullptr)},
+      {"proof", doc.info.solver_status.empty() && !doc.info.lower_bound_cost
+                    ? nlohmann::json(nullptr)
+                    : nlohmann::json(kNotVerified)},
       {"evaluations", sim.evaluations},
       {"recomputed", nodes}};
   fmt::print("{}\n", out.dump(2));

@@ -60,12 +60,17 @@ std::string NoFitText(const PlanReport& report) {
   } else {
     text = fmt::format("no strategy found a schedule within the budget {}", FormatBytes(budget));
   }
+  if (report.min_budget) {
+    // The smallest budget's line says which schedule reaches it: one figure, not two.
+    return text + fmt::format("; the smallest budget was found by {}, not a listed strategy "
+                              "(local-search and optimal reach it)",
+                              report.min_budget->found_by);
+  }
   if (const std::optional<int64_t> smallest = report.SmallestPeakFound()) {
     text += fmt::format("; the smallest budget for which remat found a schedule is {}",
                         FormatBytesApart(budget, *smallest).second);
   }
-  if (!report.min_budget) text += "; --budget min searches for the smallest budget";
-  return text;
+  return text + "; --budget min searches for the smallest budget";
 }
 
 // The smallest budget's line: what was found, by what, and what no schedule can go below.
@@ -125,10 +130,11 @@ void PrintJson(const LoadedGraph& loaded, const PlanReport& report, const Solver
   if (!report.any_fits()) fmt::print(stderr, "remat: {}\n", NoFitText(report));
 }
 
-// A row's status: what is proven (optimal), else within the budget or not, or why none.
+// A row's status: what is proven (optimal, or within the gap target), else within the budget
+// or not, or why none.
 std::string StatusText(const PlanReport& report, const StrategyRow& row) {
   const RowVerdict verdict = report.Verdict(row);
-  if (verdict != RowVerdict::kNoSchedule) return RowVerdictName(verdict);
+  if (verdict != RowVerdict::kNoSchedule) return RowVerdictText(verdict, report.relative_gap);
   return fmt::format("no schedule ({})", SolveStatusPhrase(row.solver_status));
 }
 
@@ -177,21 +183,21 @@ void PrintTable(const SolveOptions& options, const LoadedGraph& loaded, const Pl
   }
 }
 
-// Saves the cheapest schedule within the budget, and only such a schedule: a file that
-// remat-run would execute over its budget is never written.
+// Saves the cheapest schedule within the budget, and only a row the table shows: a file that
+// remat-run would execute over its budget is never written, nor a schedule no row reported
+// (with --budget min, the search's own when no listed strategy fits).
 void SaveSchedule(const SolveOptions& options, const Graph& graph, const PlanReport& report) {
   const StrategyRow* best = report.Best();
-  if (best == nullptr && !report.min_budget) {
-    fmt::print(stderr, "remat: no schedule within the budget; {} not written\n",
-               options.output_path);
+  if (best == nullptr) {
+    fmt::print(stderr, "remat: no listed strategy has a schedule within the budget; {} not "
+               "written\n", options.output_path);
     return;
   }
-  // Without a fitting row, the smallest budget's own schedule (it fits at its peak).
-  const StrategyResult& r = best != nullptr ? *best->result : report.min_budget->schedule;
+  const StrategyResult& r = *best->result;
   SaveScheduleFile(graph, r.schedule,
                    {.strategy = r.strategy, .cost = r.cost, .peak_bytes = r.peak_bytes,
                     .budget_bytes = report.budget.activation_bytes,
-                    .solver_status = best != nullptr ? best->solver_status : "feasible",
+                    .solver_status = best->solver_status,
                     .lower_bound_cost = report.lower_bound()},
                    options.output_path);
   if (options.json) return;
@@ -219,7 +225,7 @@ void RunSolve(const SolveOptions& options, int& exit_code) {
     PrintTable(options, loaded, report);
   }
   if (!options.output_path.empty()) SaveSchedule(options, graph, report);
-  exit_code = report.any_fits() || report.min_budget ? kExitOk : kExitNoFeasibleSchedule;
+  exit_code = report.any_fits() ? kExitOk : kExitNoFeasibleSchedule;
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ void PrintTable(const SweepResult& sweep, const SweepOptions& options) {
       const RowVerdict verdict = VerdictOf(row, point.lower_bound, options.solver.relative_gap);
       const std::string status =
           verdict != RowVerdict::kNoSchedule
-              ? RowVerdictName(verdict)
+              ? RowVerdictText(verdict, options.solver.relative_gap)
               : "no schedule (" + SolveStatusPhrase(row.solver_status) + ")";
       const auto gap = GapToBound(row, point.lower_bound);
       rows.push_back(

@@ -2,11 +2,15 @@
 // nearly always a few runs of consecutive stages, so it is stored as [first, last] intervals.
 #include "core/schedule_json.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include <fmt/ranges.h>
 
 #include "core/file_io.h"
 #include "core/graph_json.h"
 #include "core/json_fields.h"
+#include "core/quoted.h"
 #include "core/simulator.h"
 #include "core/sizes.h"
 
@@ -104,11 +108,29 @@ ScheduleDocument ScheduleFromJson(const std::string& text, const std::string& so
   if (doc.contains("solver_status") && !doc["solver_status"].is_null()) {
     info.solver_status = AsString(doc["solver_status"], root / "solver_status");
   }
+  if (!info.solver_status.empty() && !IsRecordedSolverStatus(info.solver_status)) {
+    (root / "solver_status")
+        .Fail(fmt::format("unknown status {}; one of {} (or null for a heuristic's schedule)",
+                          Quoted(info.solver_status), fmt::join(kRecordedSolverStatuses, ", ")));
+  }
   if (doc.contains("lower_bound_cost") && !doc["lower_bound_cost"].is_null()) {
     info.lower_bound_cost = AsDouble(doc["lower_bound_cost"], root / "lower_bound_cost");
     if (*info.lower_bound_cost < 0) (root / "lower_bound_cost").Fail("must be >= 0");
+    // A bound meets the cost up to rounding at most (RelativeGap's clamp), never exceeds it.
+    const double cost = Simulate(graph, schedule).cost;
+    if (*info.lower_bound_cost > cost + 1e-9 * std::max(1.0, cost)) {
+      (root / "lower_bound_cost")
+          .Fail(fmt::format("{:.6g} is above the schedule's own cost {:.6g} (re-simulated): a "
+                            "valid lower bound never is",
+                            *info.lower_bound_cost, cost));
+    }
   }
   return {std::move(graph), std::move(schedule), std::move(info)};
+}
+
+bool IsRecordedSolverStatus(const std::string& status) {
+  return std::find(std::begin(kRecordedSolverStatuses), std::end(kRecordedSolverStatuses),
+                   status) != std::end(kRecordedSolverStatuses);
 }
 
 void SaveScheduleFile(const Graph& graph, const Schedule& schedule, const ScheduleInfo& info,

@@ -90,6 +90,7 @@ std::vector<SweepPoint> RunBudgetSweep(const Graph& graph, const std::vector<int
       if (best && best != point.lower_bound) point.lower_bound_source = "optimal's solver";
       point.lower_bound = best;
     }
+    SettleSolverStatus(point.rows, point.lower_bound, settings.relative_gap);
     points.push_back(std::move(point));
   }
   return points;

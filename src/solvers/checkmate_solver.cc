@@ -357,8 +357,9 @@ OptimizerResult SolveOptimal(const Graph& graph, int64_t budget_bytes,
     result.stop_reason = "infeasible";
   } else if (CancelRequested()) {
     result.stop_reason = "cancelled";
-  } else if (result.schedule && WithinGap(result.schedule->cost, result.lower_bound, 1e-6)) {
-    result.stop_reason = "proven optimal";  // up to the bounds' own numerical safety margin
+  } else if (result.schedule &&
+             WithinGap(result.schedule->cost, result.lower_bound, kProvenGap)) {
+    result.stop_reason = "proven optimal";  // what a row's verdict calls optimal
   } else if (result.schedule &&
              (result.status == SolveStatus::kOptimal ||
               WithinGap(result.schedule->cost, result.lower_bound, options.mip.relative_gap))) {

@@ -31,13 +31,25 @@ const char* SolveStatusPhrase(SolveStatus status) {
   return "?";
 }
 
+namespace {
+constexpr SolveStatus kStatuses[] = {
+    SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kInfeasible,
+    SolveStatus::kTimeLimitNoSolution, SolveStatus::kNoSolution, SolveStatus::kError};
+}  // namespace
+
 std::string SolveStatusPhrase(const std::string& name) {
-  for (const SolveStatus status :
-       {SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kInfeasible,
-        SolveStatus::kTimeLimitNoSolution, SolveStatus::kNoSolution, SolveStatus::kError}) {
+  if (name == kWithinGapStatus) return "within the gap target, not proven optimal";
+  for (const SolveStatus status : kStatuses) {
     if (name == SolveStatusName(status)) return SolveStatusPhrase(status);
   }
   return name;
+}
+
+std::vector<std::string> SolveStatusNames() {
+  std::vector<std::string> names;
+  for (const SolveStatus status : kStatuses) names.emplace_back(SolveStatusName(status));
+  names.emplace_back(kWithinGapStatus);
+  return names;
 }
 
 double RelativeGap(double cost, double bound) {

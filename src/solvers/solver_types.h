@@ -19,10 +19,15 @@ enum class SolveStatus {
 };
 
 const char* SolveStatusName(SolveStatus status);
+// The solver status of a row whose solver stopped at a gap target looser than kProvenGap: its
+// cost is within that target of the bound, not proven optimal (plan_report.h).
+inline constexpr const char* kWithinGapStatus = "within_gap";
 // The same for people: "no solution within the time limit" for kTimeLimitNoSolution.
 const char* SolveStatusPhrase(SolveStatus status);
 // SolveStatusPhrase of the status named `name` (SolveStatusName), or `name` itself.
 std::string SolveStatusPhrase(const std::string& name);
+// The names a schedule's solver status can take: SolveStatusName's and kWithinGapStatus.
+std::vector<std::string> SolveStatusNames();
 
 // The gap of a schedule's `cost` to a proven lower `bound` on every schedule's cost:
 // (cost - bound) / cost, clamped at 0 (a bound above the cost only means the bound is tight
@@ -44,6 +49,11 @@ double BoundNeededFor(double cost, double relative_gap);
 
 // The default gap target of every front end: 0.1%, the way MIP solvers' ratio gap is used.
 inline constexpr double kDefaultRelativeGap = 1e-3;
+
+// The gap within which a cost is called optimal, whatever the gap target: a cost within 1e-4
+// of a valid bound, as MIP solvers call a solution optimal. A solver stopped at a looser target
+// says "within" that target instead (docs/design.md §6).
+inline constexpr double kProvenGap = 1e-4;
 
 struct SolverProgress {
   double elapsed_s = 0;

@@ -38,18 +38,54 @@ TEST(ScheduleJsonTest, RoundTripsMatricesAndFigures) {
 TEST(ScheduleJsonTest, RecordsSolverStatusAndBound) {
   const Graph g = LinearGraph(3);
   const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
+  const double cost = Simulate(g, schedule).cost;
+  const double bound = cost - 0.5;
   const std::string text = ScheduleToJson(
-      g, schedule, {.strategy = "optimal", .solver_status = "feasible", .lower_bound_cost = 5.5});
+      g, schedule, {.strategy = "optimal", .solver_status = "feasible", .lower_bound_cost = bound});
   const ScheduleDocument doc = ScheduleFromJson(text, "s.json");
   EXPECT_EQ(doc.info.solver_status, "feasible");
   ASSERT_TRUE(doc.info.lower_bound_cost.has_value());
-  EXPECT_DOUBLE_EQ(*doc.info.lower_bound_cost, 5.5);
+  EXPECT_DOUBLE_EQ(*doc.info.lower_bound_cost, bound);
   const ScheduleDocument plain = ScheduleFromJson(ScheduleToJson(g, schedule, {.strategy = "x"}), "p.json");
   EXPECT_TRUE(plain.info.solver_status.empty());
   EXPECT_FALSE(plain.info.lower_bound_cost.has_value());
-  std::string negative = text;
-  negative.replace(negative.find("5.5"), 3, "-1.0");
+  const std::string negative = ScheduleToJson(
+      g, schedule, {.strategy = "optimal", .solver_status = "feasible", .lower_bound_cost = -1});
   EXPECT_THROW(ScheduleFromJson(negative, "n.json"), InputError);
+}
+
+// Issue 34, item 2: a file's proof fields are bad input when no valid proof could say them: a
+// bound above the schedule's own (re-simulated) cost, or a status remat never writes.
+TEST(ScheduleJsonTest, RejectsABoundAboveTheCostAndUnknownStatuses) {
+  const Graph g = LinearGraph(3);
+  const Schedule schedule = ScheduleFromCheckpoints(g, StageMatrix(g.size(), g.size()));
+  const double cost = Simulate(g, schedule).cost;
+  ScheduleFromJson(ScheduleToJson(g, schedule, {.strategy = "x", .lower_bound_cost = cost}),
+                   "tight.json");  // a bound may meet the cost
+  const std::string above =
+      ScheduleToJson(g, schedule, {.strategy = "x", .lower_bound_cost = cost * 1000});
+  try {
+    ScheduleFromJson(above, "above.json");
+    FAIL() << "a bound above the cost loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("above.json: lower_bound_cost:"), std::string::npos)
+        << e.what();
+  }
+  for (const std::string status : {"optimal", "within_gap", "feasible"}) {
+    ScheduleFromJson(ScheduleToJson(g, schedule, {.strategy = "x", .solver_status = status}),
+                     "ok.json");
+  }
+  const std::string god = ScheduleToJson(
+      g, schedule, {.strategy = "x", .solver_status = "proven optimal by god\x1b[2J"});
+  try {
+    ScheduleFromJson(god, "god.json");
+    FAIL() << "an unknown status loaded";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("god.json: solver_status: unknown status"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\x1b'), std::string::npos) << "control characters reach the terminal";
+    EXPECT_NE(what.find("\\u001b"), std::string::npos) << what;
+  }
 }
 
 TEST(ScheduleJsonTest, RejectsATamperedGraph) {

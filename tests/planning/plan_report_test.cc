@@ -94,23 +94,64 @@ TEST(PlanReportTest, ATotalTimeLimitIsSharedByTheBoundAndEveryStrategy) {
                   .rows[0].fits());
 }
 
-// Issue 24, item 10: a row is optimal only when proven, i.e. its cost meets the one best bound
-// within the relative gap; any other schedule within the budget is feasible.
+// Issue 24, item 10 and issue 34, item 1: a row is optimal only when proven, i.e. its cost
+// meets the one best bound within 1e-4 whatever the gap target; optimal's row within a looser
+// target is "within" it; any other schedule within the budget is feasible.
 TEST(PlanReportTest, VerdictIsOptimalOnlyWhenTheCostMeetsTheBound) {
   StrategyRow row{.strategy = "chen-sqrtn-linear"};
   EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kNoSchedule);
-  row.result = StrategyResult{.status = FitStatus::kOverBudget, .cost = 21};
+  row.result = StrategyResult{.status = FitStatus::kFits, .cost = 21};
+  row.result->status = FitStatus::kOverBudget;
   EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kOverBudget);
   row.result->status = FitStatus::kFits;
   EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kFeasible);
   EXPECT_EQ(VerdictOf(row, std::nullopt, 1e-4), RowVerdict::kFeasible);
   EXPECT_EQ(VerdictOf(row, 21.0, 1e-4), RowVerdict::kOptimal);
-  EXPECT_EQ(VerdictOf(row, 21.0 - 1e-3, 1e-4), RowVerdict::kOptimal);  // within the gap
+  EXPECT_EQ(VerdictOf(row, 21.0 - 1e-3, 1e-4), RowVerdict::kOptimal);  // within 1e-4 x 21
+  // A gap target never relabels a heuristic: chen at 19% is feasible whatever --gap says.
+  EXPECT_EQ(VerdictOf(row, 17.0, 1.0), RowVerdict::kFeasible);
+  EXPECT_EQ(VerdictOf(row, 21.0 - 0.01, 1e-3), RowVerdict::kFeasible);
   // A solver's word alone is no proof: the report raises its bound to the solver's own.
   row.solver_status = "optimal";
   EXPECT_EQ(VerdictOf(row, 20.0, 1e-4), RowVerdict::kFeasible);
+  // Optimal stopped at a 0.1% target: within 0.1%, not optimal; at 0 it needs 1e-4 too.
+  row.strategy = "optimal";
+  EXPECT_EQ(VerdictOf(row, 21.0 - 0.01, 1e-3), RowVerdict::kWithinGap);
+  EXPECT_EQ(VerdictOf(row, 21.0 - 0.01, 0.0), RowVerdict::kFeasible);
+  EXPECT_EQ(VerdictOf(row, 21.0 - 1e-3, 0.0), RowVerdict::kOptimal);
+  EXPECT_EQ(VerdictOf(row, 17.0, 1e-3), RowVerdict::kFeasible);
   EXPECT_STREQ(RowVerdictName(RowVerdict::kFeasible), "feasible");
   EXPECT_STREQ(RowVerdictName(RowVerdict::kOptimal), "optimal");
+  EXPECT_EQ(RowVerdictText(RowVerdict::kWithinGap, 1e-3), "within 0.1%");
+  EXPECT_EQ(RowVerdictText(RowVerdict::kOptimal, 1e-3), "optimal");
+}
+
+// The rows' solver_status says what the verdict says: optimal only when proven, within_gap at
+// the gap target, feasible otherwise; heuristics keep none.
+TEST(PlanReportTest, SolverStatusFollowsTheVerdict) {
+  std::vector<StrategyRow> rows(4);
+  rows[0] = {.strategy = "optimal", .solver_status = "optimal"};
+  rows[0].result = StrategyResult{.status = FitStatus::kFits, .cost = 100};
+  rows[1] = rows[0];
+  rows[1].solver_status = "feasible";  // stopped at its time limit, but the bound proves it
+  rows[2] = {.strategy = "approx", .solver_status = "feasible"};
+  rows[2].result = StrategyResult{.status = FitStatus::kFits, .cost = 120};
+  rows[3] = {.strategy = "chen-sqrtn-linear"};
+  rows[3].result = StrategyResult{.status = FitStatus::kFits, .cost = 100};
+  std::vector<StrategyRow> at_gap = rows;
+  SettleSolverStatus(at_gap, 99.95, 1e-3);
+  EXPECT_EQ(at_gap[0].solver_status, "within_gap");
+  EXPECT_EQ(at_gap[1].solver_status, "within_gap");
+  EXPECT_EQ(at_gap[2].solver_status, "feasible");
+  EXPECT_EQ(at_gap[3].solver_status, "");
+  std::vector<StrategyRow> proven = rows;
+  SettleSolverStatus(proven, 99.995, 1e-3);
+  EXPECT_EQ(proven[0].solver_status, "optimal");
+  EXPECT_EQ(proven[1].solver_status, "optimal");
+  EXPECT_EQ(proven[2].solver_status, "feasible");
+  std::vector<StrategyRow> unbounded = rows;
+  SettleSolverStatus(unbounded, std::nullopt, 1e-3);
+  EXPECT_EQ(unbounded[0].solver_status, "feasible");
 }
 
 // Optimal's own proven bound is the report's one bound when it is the best (here the only one):
