@@ -2,6 +2,7 @@
 #include "cli/app_main.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -11,9 +12,34 @@
 #include "core/errors.h"
 
 namespace remat {
+namespace {
+
+// Memory kept back for unwinding after an allocation fails. Destructors allocate too: a large
+// nlohmann::json frees its nested values through a stack it reserves, and an allocation that
+// fails inside a destructor ends the process (std::terminate, SIGABRT) instead of reaching the
+// "out of memory" message. The first failed allocation releases this block and throws, so the
+// unwinding that follows has room. Never written, so it costs address space, not memory; under
+// a tight address-space limit a smaller block is kept (destroying a document needs about 16
+// bytes per element of its largest array: 48 MB for three million edges).
+constexpr size_t kUnwindReserveBytes[] = {size_t{256} << 20, size_t{64} << 20,
+                                          size_t{16} << 20, size_t{4} << 20};
+void* unwind_reserve = nullptr;
+
+void ReleaseReserveAndThrow() {
+  std::free(unwind_reserve);
+  unwind_reserve = nullptr;
+  std::set_new_handler(nullptr);
+  throw std::bad_alloc();
+}
+
+}  // namespace
 
 int RunCommandLine(CLI::App& app, int argc, char** argv, const std::string& program,
                    const int& exit_code) {
+  for (const size_t bytes : kUnwindReserveBytes) {
+    if ((unwind_reserve = std::malloc(bytes)) != nullptr) break;
+  }
+  if (unwind_reserve != nullptr) std::set_new_handler(ReleaseReserveAndThrow);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -29,7 +55,8 @@ int RunCommandLine(CLI::App& app, int argc, char** argv, const std::string& prog
     fmt::print(stderr, "{}: internal error (please report): {}\n", program, error.what());
     return kExitInternal;
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "{}: out of memory\n", program);
+    fmt::print(stderr, "{}: out of memory (exit {}); try a smaller graph or more memory\n",
+               program, kExitInternal);
     return kExitInternal;
   } catch (const std::exception& error) {
     fmt::print(stderr, "{}: internal error (please report): {}\n", program, error.what());

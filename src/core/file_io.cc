@@ -1,13 +1,13 @@
 // Whole-file reads and atomic writes.
 #include "core/file_io.h"
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -71,10 +71,15 @@ std::string ReadFileText(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in chunks rather than `stream << in.rdbuf()`, which swallows an allocation failure
+  // and returns the text read so far: out of memory must say so (exit 70), not "malformed".
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) throw InputError(fmt::format("{}: read error", path));
-  return text.str();
+  return text;
 }
 
 void CheckWritable(const std::string& path) {

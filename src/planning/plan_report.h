@@ -12,6 +12,7 @@
 #include "planning/budget.h"
 #include "planning/min_budget.h"
 #include "planning/strategy_runner.h"
+#include "planning/verdict.h"
 #include "solvers/lower_bound.h"
 
 namespace remat {
@@ -33,24 +34,6 @@ struct NoRematReference {
   int64_t peak_bytes = 0;    // its simulated peak
 };
 NoRematReference NoRemat(const Graph& graph);
-
-// What a row's status says (docs/design.md §6). Optimal only when proven: its cost is within
-// kProvenGap (1e-4) of the best bound, whatever the gap target. Within gap: optimal's row
-// stopped at a looser gap target (`relative_gap`) and its cost meets the bound within it; a
-// heuristic's row is never relabelled by the gap target. Feasible for any other schedule within
-// the budget.
-enum class RowVerdict { kOptimal, kWithinGap, kFeasible, kOverBudget, kNoSchedule };
-RowVerdict VerdictOf(const StrategyRow& row, const std::optional<double>& bound,
-                     double relative_gap);
-// "optimal", "within gap", "feasible", "over budget", "no schedule".
-const char* RowVerdictName(RowVerdict verdict);
-// The verdict for people: RowVerdictName's, but "within 0.1%" (the gap target) for kWithinGap.
-std::string RowVerdictText(RowVerdict verdict, double relative_gap);
-// Brings each solver row's solver_status in line with its verdict against `bound`: "optimal"
-// only when proven, kWithinGapStatus when it stopped at the gap target, else "feasible", so
-// that tables, JSON, schedule files and Python say the same (heuristics' rows keep "").
-void SettleSolverStatus(std::vector<StrategyRow>& rows, const std::optional<double>& bound,
-                        double relative_gap);
 
 // The best of `bound` and the bounds optimal proved in `rows` (its own_bound).
 std::optional<double> BestOfBounds(const std::optional<double>& bound,

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.h"
+#include "planning/verdict.h"
 #include "strategies/best_heuristic.h"
 #include "strategies/eviction.h"
 #include "strategies/registry.h"
@@ -100,6 +101,8 @@ StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t bud
     if (name == "optimal" && shared->best) KeepTheBetterStart(*shared->best, row);
     if (!shared->best || IsBetter(*row.result, *shared->best)) shared->best = row.result;
   }
+  // Against its own bound until a report knows a better one (plan_report.cc settles again).
+  SettleSolverStatus(row, row.own_bound, settings.relative_gap);
   return row;
 }
 

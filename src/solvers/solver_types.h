@@ -52,7 +52,7 @@ inline constexpr double kDefaultRelativeGap = 1e-3;
 
 // The gap within which a cost is called optimal, whatever the gap target: a cost within 1e-4
 // of a valid bound, as MIP solvers call a solution optimal. A solver stopped at a looser target
-// says "within" that target instead (docs/design.md §6).
+// says "within" that target instead (docs/design.md §8, "Proof words").
 inline constexpr double kProvenGap = 1e-4;
 
 struct SolverProgress {
