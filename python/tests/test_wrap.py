@@ -105,10 +105,14 @@ def test_wrap_checks_its_options_before_tracing():
 def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_raises_if_strict():
     model, loss_fn, inputs = networks.mlp(batch=32, width=16, depth=3)
     reference = copy.deepcopy(model)
-    strict = remat.torch.wrap(copy.deepcopy(model), budget=64, strategy="checkpoint-all",
+    failing = copy.deepcopy(model)
+    strict = remat.torch.wrap(failing, budget=64, strategy="checkpoint-all",
                               lower_bound=False, strict=True)
     with pytest.raises(remat.InfeasibleBudgetError, match="below the minimum peak"):
         strict(inputs[0])
+    # A failed plan leaves the user's model as it was (issue 34, item 4).
+    assert all(type(p) is torch.nn.Parameter for p in failing.parameters())
+    assert torch.equal(failing(inputs[0]), reference(inputs[0]))
     planned = remat.torch.wrap(model, budget=64, strategy="checkpoint-all", lower_bound=False)
     with pytest.warns(remat.BudgetWarning, match="least-peak schedule"):
         loss = loss_fn(planned(inputs[0]), inputs[1])
@@ -145,3 +149,39 @@ def test_convolution_workspace_counts_unless_turned_off():
     region = free.plans[0]
     assert all(n.workspace_bytes == 0 for n in region.graph.nodes)
     assert region.workspace_bytes > 0  # still reported
+
+
+def test_two_threads_planning_one_wrapped_model_both_get_their_gradients():
+    # Issue 34, item 4: two threads call one wrapped model with new input shapes at once.
+    # Dynamo compiles under one lock, so the plans are made one after the other; the model's
+    # gradients are both calls' (a + b is b + a in floating point), and it stays a model of
+    # Parameters that runs eagerly.
+    import threading
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    inputs = [torch.randn(4, 8), torch.randn(6, 8)]
+    reference = copy.deepcopy(model)
+    for x in inputs:
+        reference(x).sum().backward()
+    planned = remat.torch.wrap(model, budget="100%", time_limit_s=10)
+    failures = []
+
+    def run(x):
+        try:
+            planned(x).sum().backward()
+        except BaseException as error:  # noqa: BLE001 (reported below)
+            failures.append(repr(error))
+
+    threads = [threading.Thread(target=run, args=(x,)) for x in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+    assert len(planned.plans) == 2
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert type(p) is torch.nn.Parameter
+        assert torch.equal(p.grad, q.grad)
+    with torch.no_grad():
+        assert torch.equal(model(inputs[0]), reference(inputs[0]))

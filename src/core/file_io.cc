@@ -1,7 +1,9 @@
 // Whole-file reads and atomic writes.
 #include "core/file_io.h"
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/quoted.h"
 
 namespace remat {
 
@@ -35,7 +38,33 @@ const char* KindOf(std::filesystem::file_type type) {
 std::string WriteTarget(const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) throw InputError("the output path is empty");
+  // A name with a newline or an escape would break the messages and scripts that name it.
+  if (std::any_of(path.begin(), path.end(),
+                  [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    throw InputError(fmt::format("{}: the output name contains a control character; choose "
+                                 "another name",
+                                 Quoted(path)));
+  }
+  if (path.size() >= PATH_MAX) {
+    throw InputError(fmt::format("the output path is {} characters long, over this system's "
+                                 "limit of {}",
+                                 path.size(), PATH_MAX - 1));
+  }
+  for (const fs::path& part : fs::path(path)) {
+    if (part.native().size() > NAME_MAX) {
+      throw InputError(fmt::format("{}: a name in the path is {} characters long, over this "
+                                   "system's limit of {}",
+                                   path, part.native().size(), NAME_MAX));
+    }
+  }
   std::error_code error;
+  // What the kernel reaches through every link, pseudo-links like /proc/self/fd/1 included
+  // (a pipe there has no name to follow).
+  const fs::file_status reached = fs::status(path, error);
+  if (!error && fs::exists(reached) && !fs::is_regular_file(reached)) {
+    throw InputError(fmt::format("{}: is {}; remat writes only regular files", path,
+                                 KindOf(reached.type())));
+  }
   fs::path target = path;
   for (int32_t hops = 0; fs::is_symlink(fs::symlink_status(target, error)); ++hops) {
     const fs::path next = fs::read_symlink(target, error);
@@ -88,8 +117,11 @@ void CheckWritable(const std::string& path) {
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code error;
   if (!fs::is_directory(folder, error)) {
-    throw InputError(fmt::format("{}: cannot write: the folder {} does not exist", path,
-                                 folder.string()));
+    throw InputError(fs::exists(folder, error)
+                         ? fmt::format("{}: cannot write: {} is a file, not a folder", path,
+                                       folder.string())
+                         : fmt::format("{}: cannot write: the folder {} does not exist", path,
+                                       folder.string()));
   }
   if (::access(folder.c_str(), W_OK | X_OK) != 0) {
     throw InputError(fmt::format("{}: cannot write in the folder {}: {}", path, folder.string(),

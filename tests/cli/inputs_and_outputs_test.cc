@@ -174,6 +174,39 @@ TEST_F(InputsAndOutputsTest, ShowListsEveryRecomputationByNodeAndStage) {
             std::string::npos) << text.out;
 }
 
+// Issue 34, item 8: an output that cannot be written says the real reason: a file where a
+// folder should be, a path or name over the system's limits, a pipe behind /proc/self/fd, a
+// control character in the name (which would break the message and gnuplot's script).
+TEST_F(InputsAndOutputsTest, AnUnwritableOutputSaysTheRealReason) {
+  const auto expect = [&](const std::string& output, const std::string& reason) {
+    const auto run = RunRemat("graph linear 4 -o '" + output + "'");
+    EXPECT_EQ(run.exit_code, 3) << output << run.err;
+    EXPECT_NE(run.err.find(reason), std::string::npos) << run.err;
+  };
+  expect(Path("l8.json") + "/x.json", "l8.json is a file, not a folder");
+  expect(Path(std::string(300, 'a')), "a name in the path is 300 characters long");
+  std::string deep;
+  for (int i = 0; i < 3000; ++i) deep += "a/";
+  expect(Path(deep + "x.json"), "characters long, over this system's limit of");
+  // std::system's shell makes the newline; the message shows it escaped, not as a break.
+  const auto newline =
+      RunRemat("graph linear 4 -o \"$(printf '" + Path("a") + "\\nb.json')\"");
+  EXPECT_EQ(newline.exit_code, 3) << newline.err;
+  EXPECT_NE(newline.err.find("a\\nb.json\": the output name contains a control character"),
+            std::string::npos)
+      << newline.err;
+  const auto pipe = testing::RunBinary(
+      "( " + std::string(REMAT_BINARY) + " graph linear 4 -o /proc/self/fd/1 | cat )", "");
+  EXPECT_NE(pipe.err.find("/proc/self/fd/1: is a FIFO; remat writes only regular files"),
+            std::string::npos)
+      << pipe.err;
+  const auto plot = RunRemat("sweep --graph " + Path("l8.json") + " --points 2 --strategies "
+                             "checkpoint-all --plot \"$(printf '" + Path("p") + "\\nq.svg')\"");
+  EXPECT_EQ(plot.exit_code, 3) << plot.err;
+  EXPECT_NE(plot.err.find("the output name contains a control character"), std::string::npos)
+      << plot.err;
+}
+
 // Issue 34, item 6: out of memory is "out of memory", exit 70, wherever it strikes: reading
 // the file (a stream used to swallow the failure), parsing it or unwinding after (a large JSON
 // document allocates while it is destroyed). Under a 400 MB address-space limit a 40 MB graph
