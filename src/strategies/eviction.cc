@@ -309,16 +309,30 @@ const std::vector<EvictionScore>& AllEvictionScores() {
 
 namespace {
 
+double SecondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+// One pass within `time_limit_s`, its final evaluation included: the pass itself stops
+// `evaluate_s` early, the time an evaluation of this graph takes, which is updated with this
+// one's.
 StrategyResult RunPass(const Graph& graph, int64_t budget_bytes, EvictionScore score,
-                       int32_t depth, double time_limit_s, const Start& start) {
+                       int32_t depth, double time_limit_s, const Start& start,
+                       double& evaluate_s) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(time_limit_s));
+                                           std::chrono::duration<double>(
+                                               std::max(0.0, time_limit_s - evaluate_s)));
   auto [schedule, evictions] =
       EvictionPass(graph, budget_bytes, score, depth, deadline).Run(start);
-  return EvaluateSchedule(graph, "evict", std::move(schedule), budget_bytes,
-                          fmt::format("rule {}, depth {}, {} evictions{}",
-                                      EvictionScoreName(score), depth, evictions,
-                                      Clock::now() >= deadline ? " (time limit)" : ""));
+  const bool stopped = Clock::now() >= deadline;
+  const auto evaluation = Clock::now();
+  StrategyResult result =
+      EvaluateSchedule(graph, "evict", std::move(schedule), budget_bytes,
+                       fmt::format("rule {}, depth {}, {} evictions{}",
+                                   EvictionScoreName(score), depth, evictions,
+                                   stopped ? " (time limit)" : ""));
+  evaluate_s = std::max(evaluate_s, SecondsSince(evaluation));
+  return result;
 }
 
 }  // namespace
@@ -327,25 +341,27 @@ StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore
                          int32_t depth, const EvictionOptions& options) {
   const auto begin = Clock::now();
   const Start start = KeepEverything(graph);
-  const double left =
-      options.time_limit_s - std::chrono::duration<double>(Clock::now() - begin).count();
-  return RunPass(graph, budget_bytes, score, depth, left, start);
+  double evaluate_s = SecondsSince(begin);  // building the start simulates once too
+  return RunPass(graph, budget_bytes, score, depth, options.time_limit_s - SecondsSince(begin),
+                 start, evaluate_s);
 }
 
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
   const auto begin = Clock::now();
   const Start start = KeepEverything(graph);
+  double evaluate_s = SecondsSince(begin);  // building the start simulates once too
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;
   for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, 3);
   for (size_t i = 0; i < passes.size(); ++i) {
-    const double left = options.time_limit_s -
-                        std::chrono::duration<double>(Clock::now() - begin).count();
-    if (best && (left <= 0 || CancelRequested())) break;
+    const double left = options.time_limit_s - SecondsSince(begin);
+    // A pass needs at least its evaluation's time; the first runs whatever is left.
+    if (best && (left <= evaluate_s || CancelRequested())) break;
     // Each remaining pass gets an equal share of the time that is left.
     StrategyResult result =
         RunPass(graph, budget_bytes, passes[i].first, passes[i].second,
-                std::max(0.0, left) / static_cast<double>(passes.size() - i), start);
+                std::max(0.0, left) / static_cast<double>(passes.size() - i), start,
+                evaluate_s);
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }
   return *best;
