@@ -2,17 +2,19 @@
 // remat graph file, with a summary of what the importer made of the file's nodes.
 #include "cli/import_command.h"
 
-#include <fmt/format.h>
-
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/output_paths.h"
 #include "cli/output.h"
-#include "core/sizes.h"
+#include "cli/output_paths.h"
 #include "core/graph_json.h"
+#include "core/sizes.h"
 #include "core/training_graph.h"
 
 namespace remat {
@@ -40,66 +42,90 @@ std::string DescribeBatch(const ImportedOnnxModel& model) {
                      *model.exported_batch, model.batch, *model.exported_batch);
 }
 
-void RunImport(const ImportArgs& args) {
-  CheckOutputPath("-o", args.output_path, {args.model_path});
-  const OnnxImportOptions options = ToOnnxImportOptions(args.sizing, args.unknown_ops);
-  const Optimizer optimizer = ToOptimizer(args.sizing);
-  const ImportedOnnxModel model = ImportOnnxFile(args.model_path, options);
-  const Graph graph = BuildTrainingGraph(model.forward);
-  SaveGraphFile(graph, args.output_path);
-  const FixedMemory fixed = OnnxFixedMemory(model, optimizer);
-  const int32_t forward_nodes = static_cast<int32_t>(model.forward.nodes.size());
+// What the import made: the ONNX model read, its training graph and its fixed memory.
+struct Imported {
+  ImportedOnnxModel model;
+  Graph graph;
+  FixedMemory fixed;
+  Optimizer optimizer;
+  WorkspaceModel workspace;
+  int32_t forward_nodes() const { return static_cast<int32_t>(model.forward.nodes.size()); }
+};
 
-  if (args.json) {
-    const nlohmann::json doc = {
-        {"schema", "remat.import/1"},
-        {"file", args.model_path},
-        {"output", args.output_path},
-        {"graph", {{"name", graph.name()}, {"nodes", graph.size()},
-                   {"edges", graph.edges().size()}, {"cost_unit", graph.cost_unit()},
-                   {"total_cost", graph.total_cost()},
-                   {"fingerprint", GraphFingerprint(graph)}}},
-        {"batch", model.batch},
-        {"workspace", WorkspaceOptionName(options.workspace)},
-        {"exported_batch",
-         model.exported_batch ? nlohmann::json(*model.exported_batch) : nlohmann::json(nullptr)},
-        {"onnx", {{"ir_version", model.ir_version}, {"opset", model.opset},
-                  {"producer", model.producer}, {"nodes", model.onnx_nodes},
-                  {"forward_nodes", forward_nodes}, {"folded_nodes", model.folded_nodes},
-                  {"alias_nodes", model.alias_nodes}, {"unused_nodes", model.unused_nodes},
-                  {"zero_cost_nodes", model.zero_cost_nodes}}},
-        {"parameters", model.parameters},
-        {"trainable_parameters", model.trainable_parameters},
-        {"fixed_memory", {{"optimizer", OptimizerName(optimizer)},
-                          {"parameter_bytes", fixed.parameter_bytes},
-                          {"gradient_bytes", fixed.gradient_bytes},
-                          {"optimizer_bytes", fixed.optimizer_bytes},
-                          {"input_bytes", fixed.input_bytes},
-                          {"total_bytes", fixed.total_bytes()}}}};
-    fmt::print("{}\n", doc.dump(2));
-    return;
-  }
+nlohmann::json ImportJson(const ImportArgs& args, const Imported& in) {
+  const ImportedOnnxModel& model = in.model;
+  const Graph& graph = in.graph;
+  const FixedMemory& fixed = in.fixed;
+  return {
+      {"schema", "remat.import/1"},
+      {"file", args.model_path},
+      {"output", args.output_path},
+      {"graph", {{"name", graph.name()}, {"nodes", graph.size()},
+                 {"edges", graph.edges().size()}, {"cost_unit", graph.cost_unit()},
+                 {"total_cost", graph.total_cost()},
+                 {"fingerprint", GraphFingerprint(graph)}}},
+      {"batch", model.batch},
+      {"workspace", WorkspaceOptionName(in.workspace)},
+      {"exported_batch",
+       model.exported_batch ? nlohmann::json(*model.exported_batch) : nlohmann::json(nullptr)},
+      {"onnx", {{"ir_version", model.ir_version}, {"opset", model.opset},
+                {"producer", model.producer}, {"nodes", model.onnx_nodes},
+                {"forward_nodes", in.forward_nodes()}, {"folded_nodes", model.folded_nodes},
+                {"alias_nodes", model.alias_nodes}, {"unused_nodes", model.unused_nodes},
+                {"zero_cost_nodes", model.zero_cost_nodes}}},
+      {"parameters", model.parameters},
+      {"trainable_parameters", model.trainable_parameters},
+      {"fixed_memory", {{"optimizer", OptimizerName(in.optimizer)},
+                        {"parameter_bytes", fixed.parameter_bytes},
+                        {"gradient_bytes", fixed.gradient_bytes},
+                        {"optimizer_bytes", fixed.optimizer_bytes},
+                        {"input_bytes", fixed.input_bytes},
+                        {"total_bytes", fixed.total_bytes()}}}};
+}
+
+void PrintImportTable(const ImportArgs& args, const Imported& in) {
+  const ImportedOnnxModel& model = in.model;
+  const Graph& graph = in.graph;
+  const FixedMemory& fixed = in.fixed;
   std::vector<std::vector<std::string>> rows = {
       {"graph", graph.name()},
       {"onnx nodes",
        fmt::format("{}: {} forward, {} folded (constants and shapes), {} aliases (Identity, eval "
                    "Dropout), {} unused",
-                   model.onnx_nodes, forward_nodes, model.folded_nodes, model.alias_nodes,
+                   model.onnx_nodes, in.forward_nodes(), model.folded_nodes, model.alias_nodes,
                    model.unused_nodes)},
       {"training graph", fmt::format("{} nodes, {} edges", graph.size(), graph.edges().size())},
       {"batch", DescribeBatch(model)},
-      {"workspace", WorkspaceOptionName(options.workspace)},
+      {"workspace", WorkspaceOptionName(in.workspace)},
       {"sum of costs", fmt::format("{:g} {}", graph.total_cost(), graph.cost_unit())},
       {"parameters", fmt::format("{} ({} trainable)", WithThousands(model.parameters),
                                  WithThousands(model.trainable_parameters))},
       {"fixed memory",
        fmt::format("{} ({} B) with {}: parameters {}, gradients {}, optimizer {}, input {}",
                    FormatBytes(fixed.total_bytes()), fixed.total_bytes(),
-                   OptimizerName(optimizer), FormatBytes(fixed.parameter_bytes),
+                   OptimizerName(in.optimizer), FormatBytes(fixed.parameter_bytes),
                    FormatBytes(fixed.gradient_bytes), FormatBytes(fixed.optimizer_bytes),
                    FormatBytes(fixed.input_bytes))}};
   for (const std::string& node : model.zero_cost_nodes) rows.push_back({"zero cost", node});
   fmt::print("{}", FormatTable({"wrote", args.output_path}, rows));
+}
+
+// Parses the options, imports and writes the graph, then prints what it made.
+void RunImport(const ImportArgs& args) {
+  CheckOutputPath("-o", args.output_path, {args.model_path});
+  const OnnxImportOptions options = ToOnnxImportOptions(args.sizing, args.unknown_ops);
+  const Optimizer optimizer = ToOptimizer(args.sizing);
+  ImportedOnnxModel model = ImportOnnxFile(args.model_path, options);
+  Graph graph = BuildTrainingGraph(model.forward);
+  SaveGraphFile(graph, args.output_path);
+  const FixedMemory fixed = OnnxFixedMemory(model, optimizer);
+  const Imported imported{std::move(model), std::move(graph), fixed, optimizer,
+                          options.workspace};
+  if (args.json) {
+    fmt::print("{}\n", ImportJson(args, imported).dump(2));
+  } else {
+    PrintImportTable(args, imported);
+  }
 }
 
 }  // namespace
