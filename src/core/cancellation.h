@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 
 namespace remat {
 
@@ -25,5 +26,22 @@ class CancellationScope {
 // True once the flag of the calling thread's innermost scope is set; false without a scope
 // (the command line, where a signal ends the whole process).
 bool CancelRequested();
+
+// A time limit for work whose interface takes none (the baselines' sweeps over segment sizes
+// and slot counts): while the scope lives, DeadlinePassed() is true once `seconds` have passed
+// (nested scopes keep the earlier deadline). Such loops stop there with the best they have.
+class DeadlineScope {
+ public:
+  explicit DeadlineScope(double seconds);
+  ~DeadlineScope();
+  DeadlineScope(const DeadlineScope&) = delete;
+  DeadlineScope& operator=(const DeadlineScope&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point previous_;
+};
+
+// True once the calling thread's innermost deadline has passed, or its call is cancelled.
+bool DeadlinePassed();
 
 }  // namespace remat

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/cancellation.h"
 #include "core/errors.h"
 #include "planning/verdict.h"
 #include "strategies/best_heuristic.h"
@@ -117,6 +118,7 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
   if (const StrategySpec* spec = FindBaseline(name)) {
     StrategyRow row;
     row.strategy = name;
+    const DeadlineScope deadline(settings.time_limit_s);
     row.result = spec->run(graph, budget_bytes);
     row.seconds = seconds();
     return row;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/sizes.h"
 #include "strategies/articulation.h"
 #include "strategies/checkpoints.h"
@@ -83,6 +84,10 @@ StrategyResult ChenGreedy(const Graph& graph, int64_t budget_bytes, CandidateSet
   std::set<std::vector<bool>> tried;
   std::optional<StrategyResult> best;
   for (double segment_bytes : grid) {
+    if (best && DeadlinePassed()) {  // the caller's time limit (DeadlineScope)
+      best->parameters += " (time limit: segment sweep cut short)";
+      break;
+    }
     std::vector<bool> keep = ChenGreedyCheckpoints(graph, segment_bytes, candidates);
     if (!tried.insert(keep).second) continue;
     StrategyResult result = EvaluateSchedule(
