@@ -12,6 +12,7 @@
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/measured_workspace.h"
 #include "cli/run_common.h"
 #include "core/cost_profile.h"
 #include "core/plan.h"
@@ -33,6 +34,7 @@ struct StepArgs {
   std::string strategy = "checkpoint-all";
   std::string budget;
   bool allow_over_budget = false;
+  bool measured_workspace = false;
   double time_limit_s = 60;
   bool verbose = false;
   bool quiet = false;
@@ -98,7 +100,12 @@ int RunStep(const StepArgs& args) {
   at::set_num_threads(args.model.threads);
   CountingAllocator::Install();
   const BuiltModel model = BuildRunModel(args.model);
-  const Graph graph = BuildTrainingGraph(model.forward);
+  Graph graph = BuildTrainingGraph(model.forward);
+  if (args.measured_workspace) {
+    std::string note;
+    graph = WithMeasuredWorkspace(graph, model.info, args.model.seed, args.model.threads, note);
+    if (!args.quiet) fmt::print(stderr, "remat-run: workspace {}\n", note);
+  }
   Schedule schedule;
   std::string name = RunStrategyName(args.strategy);
   if (!args.schedule_path.empty()) {
@@ -159,6 +166,7 @@ void AddRunStepCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(FiniteRange(0.001, 1e7))
       ->excludes(schedule_opt);
+  step->add_flag("--measured-workspace", args->measured_workspace, kMeasuredWorkspaceHelp);
   step->add_flag("--verbose", args->verbose, "solver logs on stderr");
   step->add_flag("--quiet", args->quiet, "no progress line on stderr");
   step->add_flag("--json", args->json, "machine-readable output (schema remat.run-step/1)");

@@ -13,6 +13,7 @@
 #include "cli/load_graph.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/measured_workspace.h"
 #include "cli/run_common.h"
 #include "core/cost_profile.h"
 #include "core/plan.h"
@@ -34,6 +35,7 @@ struct TrainArgs {
   std::string memory;      // device memory: the budget is memory - fixed memory (SGD)
   std::string budget;      // activation budget
   std::string costs_path;  // a `remat-run profile` cost profile for planning
+  bool measured_workspace = false;
   double time_limit_s = 60;
   bool verbose = false;
   bool quiet = false;
@@ -150,6 +152,11 @@ int RunTrain(const TrainArgs& args) {
   const BuiltModel model = BuildRunModel(args.model);
   Graph graph = BuildTrainingGraph(model.forward);
   if (!args.costs_path.empty()) graph = ApplyCostProfile(graph, args.costs_path);
+  if (args.measured_workspace) {
+    std::string note;
+    graph = WithMeasuredWorkspace(graph, model.info, args.model.seed, args.model.threads, note);
+    if (!args.quiet) fmt::print(stderr, "remat-run: workspace {}\n", note);
+  }
   const FixedMemory fixed = ComputeFixedMemory(model.info, Optimizer::kSgd);
   const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
   if (!args.memory.empty() && args.memory.find('%') != std::string::npos) {
@@ -215,6 +222,8 @@ void AddRunTrainCommand(CLI::App& app, int& exit_code) {
   train->add_option("--time-limit", args->time_limit_s, "wall-clock seconds for planning")
       ->capture_default_str()
       ->check(FiniteRange(0.001, 1e7));
+  train->add_flag("--measured-workspace", args->measured_workspace, kMeasuredWorkspaceHelp)
+      ->excludes("--costs");
   train->add_flag("--verbose", args->verbose, "solver logs on stderr");
   train->add_flag("--quiet", args->quiet, "no progress line on stderr");
   train->add_flag("--json", args->json, "machine-readable output (schema remat.run-train/1)");

@@ -98,7 +98,11 @@ CostProfile LoadCostProfile(const std::string& path) {
   return CostProfileFromJson(ReadFileText(path), path);
 }
 
-Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std::string& source) {
+namespace {
+
+// The graph's nodes, checked against the profile: same structure, count and names.
+std::vector<Node> MatchedNodes(const Graph& graph, const CostProfile& profile,
+                               const std::string& source) {
   if (static_cast<int32_t>(profile.nodes.size()) != graph.size()) {
     throw InputError(fmt::format("{}: {} nodes, but the graph has {}", source,
                                  profile.nodes.size(), graph.size()));
@@ -115,17 +119,30 @@ Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std
       throw InputError(fmt::format("{}: nodes[{}].name is '{}', the graph's node is '{}'", source,
                                    id, profile.nodes[id].name, nodes[id].name));
     }
-    nodes[id].cost = profile.nodes[id].cost_ms;
     if (profile.nodes[id].workspace_bytes) {
       nodes[id].workspace_bytes = *profile.nodes[id].workspace_bytes;
     }
   }
+  return nodes;
+}
+
+}  // namespace
+
+Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std::string& source) {
+  std::vector<Node> nodes = MatchedNodes(graph, profile, source);
+  for (int32_t id = 0; id < graph.size(); ++id) nodes[id].cost = profile.nodes[id].cost_ms;
   try {
     return Graph(std::move(nodes), graph.edges(), "ms", graph.name());
   } catch (const InputError& error) {
     // Costs the graph cannot take (their sum above kMaxTotalCost): name the profile.
     throw InputError(fmt::format("{}: {}", source, error.what()));
   }
+}
+
+Graph ApplyProfileWorkspace(const Graph& graph, const CostProfile& profile,
+                            const std::string& source) {
+  return Graph(MatchedNodes(graph, profile, source), graph.edges(), graph.cost_unit(),
+               graph.name());
 }
 
 Graph ApplyCostProfile(const Graph& graph, const std::string& path) {

@@ -51,6 +51,10 @@ CostProfile LoadCostProfile(const std::string& path);
 // or a node name differs).
 Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile,
                        const std::string& source = "cost profile");
+// The graph with only its workspace bytes replaced by the profile's measured ones (costs and
+// their unit kept): remat-run --measured-workspace. The same checks as ApplyCostProfile.
+Graph ApplyProfileWorkspace(const Graph& graph, const CostProfile& profile,
+                            const std::string& source = "cost profile");
 // LoadCostProfile(path) then ApplyCostProfile.
 Graph ApplyCostProfile(const Graph& graph, const std::string& path);
 

@@ -2,13 +2,18 @@
 // codes of bad command lines and impossible budgets.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include <regex>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "../cli/run_remat.h"
 
@@ -202,6 +207,44 @@ TEST(RunStepCliTest, NoProgressOffATerminalAndSizesWithUnits) {
       EXPECT_LE(line.size(), 120u) << line;
     }
   }
+}
+
+// Issue 34, item 7: --measured-workspace plans with each node's workspace measured on this
+// machine, so that the measured peak is the predicted one where the zoo's estimates (fitted at
+// 224x224 on one CPU) miss: VGG16 at 32x32 allocates ~27 MiB more in its last convolutions'
+// backward than estimated. The second run reads the cache the first wrote, and plans the same.
+TEST(RunTrainCliTest, MeasuredWorkspaceMakesThePredictedPeakTheMeasuredOne) {
+  const std::string cache = ::testing::TempDir() + "/remat-cache-" + std::to_string(::getpid());
+  const std::string env = "REMAT_CACHE_DIR=" + cache + " ";
+  const std::string args = "--budget 100% --strategy checkpoint-all --steps 1 --json";
+  const RunResult estimated = RunTrain(args);
+  ASSERT_EQ(estimated.exit_code, 0) << estimated.err;
+  const RunResult first = RunBinary(env + REMAT_RUN_BINARY,
+                                    "train --model vgg16 --batch 2 --resolution 32x32 " + args +
+                                        " --measured-workspace");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("measured on this machine now, cached in " + cache),
+            std::string::npos)
+      << first.err;
+  const RunResult second = RunBinary(env + REMAT_RUN_BINARY,
+                                     "train --model vgg16 --batch 2 --resolution 32x32 " + args +
+                                         " --measured-workspace");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("read from " + cache), std::string::npos) << second.err;
+  const json a = json::parse(estimated.out), b = json::parse(first.out),
+             c = json::parse(second.out);
+  const auto error = [](const json& doc) {
+    const double predicted = doc["predicted_peak_bytes"].get<double>();
+    return std::abs(doc["measured_peak_bytes"].get<double>() - predicted) / predicted;
+  };
+  EXPECT_LE(error(b), 0.05) << b.dump();
+  EXPECT_EQ(b["predicted_peak_bytes"], c["predicted_peak_bytes"]);
+  // The estimates' error depends on the CPU (27 MiB off on this one, within 0.3% on
+  // another): not asserted, only reported when the measured one fails.
+  EXPECT_LE(error(b), 0.05) << "estimated: " << a.dump();
+  const RunResult both = RunTrain(args + " --measured-workspace --costs x.json");
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  std::filesystem::remove_all(cache);
 }
 
 }  // namespace
