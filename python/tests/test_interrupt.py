@@ -63,26 +63,34 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("call", ["run_strategy", "plan"])
-def test_ctrl_c_stops_a_long_solve(call):
-    # The child imports the package this test imported, whatever its working directory holds.
+def interrupted_child(script: str, argument: str, delay_s: float) -> tuple[str, str, float]:
+    """Runs ``script`` in a child Python, sends it SIGINT ``delay_s`` after it prints "ready",
+    and returns its stdout, its stderr and the monotonic time the signal was sent. The child
+    imports the package this test imported, whatever its working directory holds."""
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(remat.__file__))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-    child = subprocess.Popen([sys.executable, "-c", CHILD, call], stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", script, argument], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env,
                              cwd=os.path.dirname(__file__))
     try:
         assert child.stdout.readline().strip() == "ready", child.stderr.read()
-        time.sleep(1.0)  # the solve is under way: start heuristics, bound, CBC
-        os.kill(child.pid, signal.SIGINT)
+        time.sleep(delay_s)
         sent = time.monotonic()
-        out, err = child.communicate(timeout=60)
-        stopped_s = time.monotonic() - sent
+        os.kill(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
+    return out, err, sent
+
+
+@pytest.mark.parametrize("call", ["run_strategy", "plan"])
+def test_ctrl_c_stops_a_long_solve(call):
+    # The solve is under way after a second: start heuristics, bound, CBC.
+    out, err, sent = interrupted_child(CHILD, call, 1.0)
+    stopped_s = time.monotonic() - sent
     assert "KeyboardInterrupt; children alive: 0" in out, out + err
     # Generous: well under the 30 s limit that the call would otherwise run to (it takes
     # about 0.1 s; a loaded machine may take longer).
@@ -123,22 +131,7 @@ TORCH_CHILD = textwrap.dedent("""
 
 @pytest.mark.parametrize("front_end", ["wrap", "backend"])
 def test_ctrl_c_stops_planning_inside_torch_compile(front_end):
-    env = dict(os.environ)
-    package_root = os.path.dirname(os.path.dirname(remat.__file__))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-    child = subprocess.Popen([sys.executable, "-c", TORCH_CHILD, front_end],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                             cwd=os.path.dirname(__file__))
-    try:
-        assert child.stdout.readline().strip() == "ready", child.stderr.read()
-        time.sleep(1.5)  # tracing and planning under way
-        sent = time.monotonic()
-        os.kill(child.pid, signal.SIGINT)
-        out, err = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    out, err, sent = interrupted_child(TORCH_CHILD, front_end, 1.5)  # tracing and planning
     lines = out.splitlines()
     assert lines and lines[0].startswith("KeyboardInterrupt at "), out + err
     latency = float(lines[0].split()[-1]) - sent
