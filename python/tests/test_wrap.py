@@ -176,6 +176,26 @@ def test_measured_workspace_keeps_deep_narrow_convolutions_within_the_prediction
         (measured, region.plan.predicted_peak_bytes)
 
 
+def test_a_plan_made_under_the_users_profiler_counts_the_fitted_bounds():
+    # One profiler at a time: while the user's runs, convolutions are not measured, and the
+    # fitted bounds (input + weight + output forward) stand in.
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.Flatten(),
+                                torch.nn.Linear(8 * 8 * 8, 2))
+    x = torch.randn(2, 8, 8, 8)
+    planned = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all",
+                               lower_bound=False)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True):
+        planned(x).sum().backward()
+    (region,) = planned.plans
+    activation, weight = 4 * x.numel(), 4 * 8 * 8 * 9  # fp32; the output is the input's size
+    forward = activation + weight + activation  # input + weight + output
+    backward = 2 * (activation + activation) + weight  # twice (input + output gradient) + weight
+    assert {n.workspace_bytes for n in region.graph.nodes} - {0} == {forward, backward}
+
+
 def test_two_threads_planning_one_wrapped_model_both_get_their_gradients():
     # Issue 34, item 4: two threads call one wrapped model with new input shapes at once.
     # Dynamo compiles under one lock, so the plans are made one after the other; the model's

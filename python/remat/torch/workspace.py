@@ -88,14 +88,13 @@ def _outputs_bytes(result: Any) -> int:
 def measured_workspace_bytes(node: fx.Node) -> Optional[int]:
     """The workspace of one convolution measured on this machine, or None when it cannot be
     measured here (see the module docstring)."""
-    from torch.autograd.profiler import _is_profiler_enabled
     from torch.profiler import ProfilerActivity, profile
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
     key = (str(node.target), _key(node.args), _key(node.kwargs))
     if key in _MEASURED:
         return _MEASURED[key]
-    if _is_profiler_enabled:
+    if torch._C._autograd._profiler_enabled():
         return None  # the user's own profiler is running: one profiler at a time
     with unset_fake_temporarily(), torch.no_grad():
         args = _operand(node.args)
