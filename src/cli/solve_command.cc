@@ -62,8 +62,8 @@ std::string NoFitText(const PlanReport& report) {
   }
   if (report.min_budget) {
     // The smallest budget's line says which schedule reaches it: one figure, not two.
-    return text + fmt::format("; the smallest budget was found by {}, not a listed strategy "
-                              "(local-search and optimal reach it)",
+    return text + fmt::format("; the smallest budget was found by {}, not by a listed "
+                              "strategy (optimal starts from that schedule)",
                               report.min_budget->found_by);
   }
   if (const std::optional<int64_t> smallest = report.SmallestPeakFound()) {
