@@ -101,3 +101,29 @@ def test_backend_checks_its_options_at_once():
         remat.torch.backend(budget="50%", inductor_config={"fusion_please": True})
     with pytest.raises(remat.UsageError, match="nothing is planned yet"):
         remat.torch.backend(budget="50%").plan
+
+
+def test_ctrl_c_inside_torchs_tracing_stays_a_keyboard_interrupt(monkeypatch):
+    # Ctrl-C can land in a `try` of torch's tracing whose `finally` then fails on a variable
+    # the interrupt left unset (measured once: UnboundLocalError 'old_apply_views' in
+    # functionalization): the error Dynamo reports then only has the KeyboardInterrupt as its
+    # context. The backend raises the KeyboardInterrupt itself (issue 34, item 5).
+    import sys
+
+    # The module: the name remat.torch.backend is its function.
+    backend_module = sys.modules["remat.torch.backend"]
+
+    def interrupted(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise UnboundLocalError("cannot access local variable 'old_apply_views'")
+
+    monkeypatch.setattr(backend_module, "plan_region", interrupted)
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh())
+    compiled = torch.compile(model, dynamic=False, backend=remat.torch.backend(
+        budget="100%", compiler="aot_eager"))
+    with pytest.raises(KeyboardInterrupt):
+        compiled(torch.randn(2, 4)).sum().backward()
+    torch._dynamo.reset()

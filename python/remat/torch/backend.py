@@ -40,6 +40,17 @@ def _boxed_eager(gm: torch.fx.GraphModule, _example_inputs: Any):
     return run
 
 
+def _interrupted(error: BaseException) -> bool:
+    """True when a KeyboardInterrupt is among the causes and contexts of ``error``."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def _partitioner_class():
     from torch._inductor.custom_graph_pass import CustomPartitionerFn
 
@@ -89,6 +100,17 @@ class RematBackend:
         return self._partition.latest_plan("the model is compiled at its first call")
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
+        try:
+            return self._compile(gm, example_inputs)
+        except Exception as error:
+            # Ctrl-C can land inside torch's tracing, in a `try` whose `finally` then fails on
+            # a variable the interrupt left unset: the KeyboardInterrupt survives only as that
+            # error's context. It is raised again as itself, so that Ctrl-C stays Ctrl-C.
+            if _interrupted(error):
+                raise KeyboardInterrupt from None
+            raise
+
+    def _compile(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         # A region is known by its parameters: compiled again for a new shape, it replaces
         # its own entry among what the step's regions hold (partition.py).
         params = tuple(id(x) for x in example_inputs if isinstance(x, torch.nn.Parameter))
