@@ -27,8 +27,8 @@ DeadlineScope::DeadlineScope(double seconds) : previous_(current_deadline) {
   const auto left = std::chrono::duration<double>(std::max(0.0, seconds));
   // Limits beyond a century are no limit (and would overflow the clock).
   if (left.count() < 3e9) {
-    current_deadline =
-        std::min(previous_, now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(left));
+    const auto end = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(left);
+    current_deadline = std::min(previous_, end);
   }
 }
 

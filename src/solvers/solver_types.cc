@@ -45,13 +45,6 @@ std::string SolveStatusPhrase(const std::string& name) {
   return name;
 }
 
-std::vector<std::string> SolveStatusNames() {
-  std::vector<std::string> names;
-  for (const SolveStatus status : kStatuses) names.emplace_back(SolveStatusName(status));
-  names.emplace_back(kWithinGapStatus);
-  return names;
-}
-
 double RelativeGap(double cost, double bound) {
   if (!(cost > 0)) return std::nan("");
   return std::max(0.0, cost - bound) / cost;

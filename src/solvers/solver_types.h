@@ -26,8 +26,6 @@ inline constexpr const char* kWithinGapStatus = "within_gap";
 const char* SolveStatusPhrase(SolveStatus status);
 // SolveStatusPhrase of the status named `name` (SolveStatusName), or `name` itself.
 std::string SolveStatusPhrase(const std::string& name);
-// The names a schedule's solver status can take: SolveStatusName's and kWithinGapStatus.
-std::vector<std::string> SolveStatusNames();
 
 // The gap of a schedule's `cost` to a proven lower `bound` on every schedule's cost:
 // (cost - bound) / cost, clamped at 0 (a bound above the cost only means the bound is tight

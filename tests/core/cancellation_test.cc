@@ -38,4 +38,21 @@ TEST(CancellationTest, AnotherThreadDoesNotSeeTheFlag) {
 }
 
 }  // namespace
+// A deadline holds while its scope lives; nested scopes keep the earlier one; a limit beyond
+// the clock's range is no limit.
+TEST(DeadlineScopeTest, NestsKeepingTheEarlierDeadline) {
+  EXPECT_FALSE(DeadlinePassed());
+  {
+    const DeadlineScope spent(0);
+    EXPECT_TRUE(DeadlinePassed());
+    {
+      const DeadlineScope later(3600);
+      EXPECT_TRUE(DeadlinePassed());  // the outer, earlier deadline still holds
+    }
+  }
+  EXPECT_FALSE(DeadlinePassed());
+  const DeadlineScope forever(1e300);
+  EXPECT_FALSE(DeadlinePassed());
+}
+
 }  // namespace remat
