@@ -38,18 +38,23 @@ void BindGraph(py::module_& m) {
 
   py::class_<Node>(m, "Node")
       .def(py::init([](std::string name, NodeKind kind, double cost, int64_t bytes,
-                       int32_t forward_of, int64_t workspace_bytes) {
+                       int32_t forward_of, int64_t workspace_bytes, std::string block,
+                       bool contraction) {
              return Node{.name = std::move(name), .kind = kind, .cost = cost, .bytes = bytes,
-                         .workspace_bytes = workspace_bytes, .forward_of = forward_of};
+                         .workspace_bytes = workspace_bytes, .forward_of = forward_of,
+                         .block = std::move(block), .contraction = contraction};
            }),
            py::arg("name"), py::arg("kind"), py::arg("cost"), py::arg("bytes"),
-           py::arg("forward_of") = -1, py::arg("workspace_bytes") = 0)
+           py::arg("forward_of") = -1, py::arg("workspace_bytes") = 0, py::arg("block") = "",
+           py::arg("contraction") = false)
       .def_readonly("name", &Node::name)
       .def_readonly("kind", &Node::kind)
       .def_readonly("cost", &Node::cost)
       .def_readonly("bytes", &Node::bytes)
       .def_readonly("workspace_bytes", &Node::workspace_bytes)
       .def_readonly("forward_of", &Node::forward_of)
+      .def_readonly("block", &Node::block)
+      .def_readonly("contraction", &Node::contraction)
       .def("__repr__", [](const Node& n) {
         return "Node(" + n.name + ", " + NodeKindName(n.kind) + ", cost=" +
                std::to_string(n.cost) + ", bytes=" + std::to_string(n.bytes) + ")";

@@ -24,7 +24,7 @@ namespace remat {
 
 void BindStrategies(py::module_& m) {
   m.def("strategy_names", &StrategyNames);
-  m.def("needs_training_structure", &NeedsTrainingStructure, py::arg("name"));
+  m.def("strategy_applies", &StrategyApplies, py::arg("name"), py::arg("graph"));
 
   py::class_<StrategyRow>(m, "StrategyRow")
       .def_readonly("strategy", &StrategyRow::strategy)

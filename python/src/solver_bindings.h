@@ -5,7 +5,7 @@
 
 namespace remat {
 
-// Registers strategy_names, needs_training_structure, StrategyRow and run_strategy on `m`.
+// Registers strategy_names, strategy_applies, StrategyRow and run_strategy on `m`.
 // Needs BindGraph and BindSchedule first.
 void BindStrategies(pybind11::module_& m);
 

@@ -145,6 +145,13 @@ std::optional<int32_t> ValidateKinds(const std::vector<Node>& nodes) {
   });
   for (int32_t id = 0; id < n; ++id) {
     const Node& node = nodes[id];
+    if ((!node.block.empty() || node.contraction) && node.kind != NodeKind::kForward) {
+      throw InputError(fmt::format("{} is a {} node but declares {}; only forward nodes have "
+                                   "module structure",
+                                   Describe(nodes, id), NodeKindName(node.kind),
+                                   node.block.empty() ? "contraction"
+                                                      : fmt::format("block '{}'", node.block)));
+    }
     if (node.forward_of == -1) continue;
     if (node.kind != NodeKind::kBackward) {
       throw InputError(fmt::format("{} is a {} node but declares a forward twin ({}); only "
@@ -269,6 +276,16 @@ Graph WithoutWorkspace(const Graph& graph) {
 
 bool HasForwardPass(const Graph& graph) {
   return graph.has_training_structure() && !graph.forward_nodes().empty();
+}
+
+bool HasBlocks(const Graph& graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const Node& node) { return !node.block.empty(); });
+}
+
+bool HasContractions(const Graph& graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const Node& node) { return node.contraction; });
 }
 
 void RequireTrainingStructure(const Graph& graph, const std::string& what) {

@@ -30,6 +30,12 @@ struct Node {
   // temporaries), on top of its output; >= 0. Counted at the node's compute only (docs/design.md §3).
   int64_t workspace_bytes = 0;
   int32_t forward_of = -1;  // for a backward node: the forward node it differentiates, or -1
+  // Module structure (docs/design.md §1, "Module structure"), read by checkpoint-blocks and
+  // selective only: the repeated block a forward node belongs to ("" outside every block),
+  // and whether the node is a contraction (a matmul, a convolution or attention), whose
+  // output selective recomputation keeps.
+  std::string block;
+  bool contraction = false;
 };
 
 struct Edge {
@@ -87,6 +93,11 @@ Graph WithoutWorkspace(const Graph& graph);
 // True when strategies built on the forward pass apply: the graph is labeled and has at least
 // one forward node (a graph of only a loss node is labeled but has no forward pass).
 bool HasForwardPass(const Graph& graph);
+
+// True when some forward node names a block / is a contraction (the module structure that
+// checkpoint-blocks / selective need).
+bool HasBlocks(const Graph& graph);
+bool HasContractions(const Graph& graph);
 
 // Throws InputError naming `what` when HasForwardPass is false.
 void RequireTrainingStructure(const Graph& graph, const std::string& what);

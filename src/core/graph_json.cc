@@ -35,6 +35,8 @@ std::string GraphToJson(const Graph& graph) {
                   {"bytes", node.bytes}};
     if (node.workspace_bytes > 0) entry["workspace_bytes"] = node.workspace_bytes;
     if (node.forward_of >= 0) entry["forward"] = node.forward_of;
+    if (!node.block.empty()) entry["block"] = node.block;
+    if (node.contraction) entry["contraction"] = true;
     nodes.push_back(std::move(entry));
   }
   json edges = json::array();
@@ -95,6 +97,11 @@ Graph GraphFromJson(const std::string& text, const std::string& source) {
                                           twin, n - 1));
       }
       node.forward_of = static_cast<int32_t>(twin);
+    }
+    // Checked against the kind by Graph validation (module structure is forward nodes' only).
+    if (entry.contains("block")) node.block = AsString(entry["block"], at / "block");
+    if (entry.contains("contraction")) {
+      node.contraction = AsBool(entry["contraction"], at / "contraction");
     }
   }
   const json& edge_list = AsArray(Field(doc, "edges", root), root / "edges");

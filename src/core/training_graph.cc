@@ -65,7 +65,9 @@ Graph BuildTrainingGraph(const ForwardGraph& forward) {
                 .kind = NodeKind::kForward,
                 .cost = fn.cost,
                 .bytes = fn.bytes,
-                .workspace_bytes = fn.workspace_bytes};
+                .workspace_bytes = fn.workspace_bytes,
+                .block = fn.block,
+                .contraction = fn.contraction};
     nodes[bwd(i)] = {.name = fn.name + "_grad",
                      .kind = NodeKind::kBackward,
                      .cost = fn.backward_cost.value_or(2.0 * fn.cost),

@@ -25,6 +25,8 @@ struct ForwardNode {
   // product of two activations (attention's P V, a MatMul or Mul of two activations). Gives
   // the extra edges of BuildTrainingGraph (docs/semantics.md).
   bool backward_reads_inputs = false;
+  std::string block;         // Node::block of the forward node
+  bool contraction = false;  // Node::contraction of the forward node
 };
 
 // A forward DAG: nodes in topological order, edges src -> dst with src < dst.

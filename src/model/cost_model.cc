@@ -59,7 +59,9 @@ ForwardGraph ToForwardGraph(const NetworkBuilder& net, std::string graph_name, C
                              .backward_cost = backward_cost,
                              .workspace_bytes = ForwardWorkspaceBytes(net, id, workspace),
                              .backward_workspace_bytes = BackwardWorkspaceBytes(net, id, workspace),
-                             .backward_reads_inputs = layer.backward_reads_inputs});
+                             .backward_reads_inputs = layer.backward_reads_inputs,
+                             .block = layer.block,
+                             .contraction = IsContraction(layer.kind)});
     std::vector<int32_t> sources;
     for (int32_t input : layer.inputs) {
       if (input != NetworkBuilder::kInput) sources.push_back(input);

@@ -58,4 +58,17 @@ const char* LayerKindName(LayerKind kind) {
   return "?";
 }
 
+bool IsContraction(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kConv2DTranspose:
+    case LayerKind::kDense:
+    case LayerKind::kMatMul:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace remat

@@ -43,6 +43,9 @@ enum class LayerKind {
 };
 
 const char* LayerKindName(LayerKind kind);
+// Convolutions, dense layers and matrix products (attention's two among them): the layers
+// whose outputs selective recomputation keeps (Node::contraction).
+bool IsContraction(LayerKind kind);
 
 enum class Activation { kNone, kRelu, kRelu6, kSoftmax, kGelu };
 enum class Padding { kSame, kValid };
@@ -75,6 +78,8 @@ struct Layer {
   // A product of its inputs (MatMul, attention's P V): the gradient with respect to one input
   // reads the others, which gives the training graph extra edges (ForwardNode's flag).
   bool backward_reads_inputs = false;
+  // The repeated block the layer belongs to ("" outside blocks): Node::block of its node.
+  std::string block;
 
   // Hyper-parameters: what it takes to run the layer besides its shapes (docs/zoo.md). Fields
   // that do not apply to the layer's kind keep their defaults.

@@ -94,6 +94,7 @@ NetworkBuilder::Tensor NetworkBuilder::Push(Layer layer) {
   }
   for (Tensor input : layer.inputs) shape(input);  // InternalError on a dangling id
   NumElements(layer.output_shape);                 // InputError when too large
+  layer.block = block_;
   layers_.push_back(std::move(layer));
   return static_cast<Tensor>(layers_.size()) - 1;
 }

@@ -94,6 +94,10 @@ class NetworkBuilder {
   // Context P V: (B, S, H), FLOPs B * S * S * H.
   Tensor AttentionContext(const std::string& name, Tensor probs, Tensor qkv, int64_t heads);
 
+  // The layers added from now on belong to the repeated block `block` ("" ends the block):
+  // the module structure that checkpoint-blocks reads (Node::block).
+  void SetBlock(std::string block) { block_ = std::move(block); }
+
  private:
   Tensor Push(Layer layer);
   [[noreturn]] void Fail(const std::string& layer_name, const std::string& what) const;
@@ -108,6 +112,7 @@ class NetworkBuilder {
   std::string name_;
   Shape input_shape_;
   std::vector<Layer> layers_;
+  std::string block_;
 };
 
 }  // namespace remat

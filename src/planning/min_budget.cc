@@ -118,7 +118,7 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   int32_t tries = 0;
   for (const StrategySpec& spec : BaselineStrategies()) {
     if (left() <= 0.8 * options.time_limit_s) break;
-    if (spec.needs_training_structure && !HasForwardPass(graph)) continue;
+    if (!spec.applies(graph)) continue;
     consider(spec.run(graph, result.lower_bound_bytes),
              fmt::format("{} asked for {} B", spec.name, result.lower_bound_bytes));
     ++tries;

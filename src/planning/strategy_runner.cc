@@ -90,9 +90,9 @@ std::vector<std::string> StrategyNames() {
   return names;
 }
 
-bool NeedsTrainingStructure(const std::string& name) {
+bool StrategyApplies(const std::string& name, const Graph& graph) {
   const StrategySpec* spec = FindBaseline(name);
-  return spec != nullptr && spec->needs_training_structure;
+  return spec == nullptr || spec->applies(graph);
 }
 
 StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
@@ -212,7 +212,7 @@ std::vector<std::string> ParseStrategyList(const std::string& list, const Graph&
   std::vector<std::string> names;
   if (list == "all") {
     for (const std::string& name : StrategyNames()) {
-      if (!NeedsTrainingStructure(name) || HasForwardPass(graph)) names.push_back(name);
+      if (StrategyApplies(name, graph)) names.push_back(name);
     }
     return names;
   }

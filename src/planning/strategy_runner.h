@@ -49,8 +49,9 @@ struct StrategyRow {
 
 // Baselines, then approx, approx-randomized and optimal.
 std::vector<std::string> StrategyNames();
-// True for names that need a training graph (forward/loss/backward labels).
-bool NeedsTrainingStructure(const std::string& name);
+// False for a baseline that needs what the graph lacks: a training graph (forward/loss/backward
+// labels) or module structure (checkpoint-blocks, selective). True for the other strategies.
+bool StrategyApplies(const std::string& name, const Graph& graph);
 // Work that strategies at one budget share, done by whichever runs first: the LP relaxation
 // both roundings use, and the heuristics' schedules that later ones start from. Use one per
 // (graph, budget, settings).

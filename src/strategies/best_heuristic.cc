@@ -24,7 +24,7 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
     if (!best || IsBetter(result, *best)) best = std::move(result);
   };
   for (const StrategySpec& spec : BaselineStrategies()) {
-    if (spec.needs_training_structure && !HasForwardPass(graph)) continue;
+    if (!spec.applies(graph)) continue;
     // The baselines take milliseconds up to large graphs; past half the limit (a 100,000-node
     // chain) the rest are skipped so that the answer comes on time.
     if (best && (elapsed() > options.time_limit_s / 2 || CancelRequested())) break;

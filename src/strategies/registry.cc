@@ -4,26 +4,49 @@
 #include "strategies/checkpoint_all.h"
 #include "strategies/chen.h"
 #include "strategies/griewank.h"
+#include "strategies/module_checkpoints.h"
 
 namespace remat {
+namespace {
+
+bool Always(const Graph&) { return true; }
+
+bool HasBlockStructure(const Graph& graph) { return HasForwardPass(graph) && HasBlocks(graph); }
+
+bool HasContractionStructure(const Graph& graph) {
+  return HasForwardPass(graph) && HasContractions(graph);
+}
+
+}  // namespace
 
 const std::vector<StrategySpec>& BaselineStrategies() {
   static const std::vector<StrategySpec> specs = {
-      {"checkpoint-all", "keep every value until its last use (no rematerialization)", false,
+      {"checkpoint-all", "keep every value until its last use (no rematerialization)", Always,
        CheckpointAll},
-      {"chen-sqrtn-ap", "Chen sqrt(n): every sqrt(c)-th of the c articulation points", true,
+      {"chen-sqrtn-ap", "Chen sqrt(n): every sqrt(c)-th of the c articulation points",
+       HasForwardPass,
        [](const Graph& g, int64_t b) { return ChenSqrtN(g, b, CandidateSet::kArticulationPoints); }},
-      {"chen-sqrtn-linear", "Chen sqrt(n) over all forward nodes in topological order", true,
+      {"chen-sqrtn-linear", "Chen sqrt(n) over all forward nodes in topological order",
+       HasForwardPass,
        [](const Graph& g, int64_t b) { return ChenSqrtN(g, b, CandidateSet::kLinearized); }},
-      {"chen-greedy-ap", "Chen greedy segment-budget sweep over articulation points", true,
+      {"chen-greedy-ap", "Chen greedy segment-budget sweep over articulation points",
+       HasForwardPass,
        [](const Graph& g, int64_t b) {
          return ChenGreedy(g, b, CandidateSet::kArticulationPoints);
        }},
-      {"chen-greedy-linear", "Chen greedy segment-budget sweep over all forward nodes", true,
+      {"chen-greedy-linear", "Chen greedy segment-budget sweep over all forward nodes",
+       HasForwardPass,
        [](const Graph& g, int64_t b) { return ChenGreedy(g, b, CandidateSet::kLinearized); }},
-      {"griewank-logn", "binomial checkpointing (revolve) with ceil(log2 f) slots", true,
-       GriewankLogN},
-      {"griewank", "binomial checkpointing, slot count swept to fit the budget", true, Griewank},
+      {"griewank-logn", "binomial checkpointing (revolve) with ceil(log2 f) slots",
+       HasForwardPass, GriewankLogN},
+      {"griewank", "binomial checkpointing, slot count swept to fit the budget", HasForwardPass,
+       Griewank},
+      {"checkpoint-blocks",
+       "checkpoint every block: keep what crosses block boundaries, recompute inside",
+       HasBlockStructure, CheckpointBlocks},
+      {"selective",
+       "selective recomputation: keep contractions' outputs, recompute the ops between them",
+       HasContractionStructure, SelectiveRecompute},
   };
   return specs;
 }

@@ -14,11 +14,14 @@ namespace remat {
 struct StrategySpec {
   std::string name;
   std::string description;
-  bool needs_training_structure = true;
+  // Whether the graph has what the strategy needs (a forward pass, module structure); run
+  // throws InputError on a graph where it does not apply.
+  std::function<bool(const Graph&)> applies;
   std::function<StrategyResult(const Graph&, int64_t budget_bytes)> run;
 };
 
-// In display order: checkpoint-all first, then Chen's and Griewank's methods.
+// In display order: checkpoint-all first, then Chen's and Griewank's methods, then the
+// checkpointing read from module structure (checkpoint-blocks, selective).
 const std::vector<StrategySpec>& BaselineStrategies();
 // nullptr when no baseline has that name.
 const StrategySpec* FindBaseline(const std::string& name);

@@ -14,6 +14,7 @@ NetworkBuilder BuildTransformer(int64_t batch, const TransformerConfig& config) 
   Tensor x = embedding;
   for (int64_t layer = 0; layer < config.layers; ++layer) {
     const std::string h = fmt::format("h{}_", layer);
+    net.SetBlock(fmt::format("h{}", layer));
     Tensor y = net.LayerNorm(h + "ln_1", x);
     const Tensor qkv = net.Dense(h + "attn_qkv", y, 3 * config.hidden);
     // The causal mask and the 1/sqrt(d) scale are folded into the softmax.
@@ -28,6 +29,7 @@ NetworkBuilder BuildTransformer(int64_t batch, const TransformerConfig& config) 
     y = net.Dense(h + "mlp_proj", y, config.hidden);
     x = net.Add(h + "mlp_add", {x, y});
   }
+  net.SetBlock("");
   x = net.LayerNorm("ln_f", x);
   // GPT-2 ties the output projection to the token embedding: it reads, not owns, the weights.
   net.Dense("lm_head", x, config.vocab, {.use_bias = false, .tied_to = embedding});

@@ -27,6 +27,8 @@ void ExpectSameGraph(const Graph& a, const Graph& b) {
     EXPECT_EQ(a.node(v).bytes, b.node(v).bytes);
     EXPECT_EQ(a.node(v).workspace_bytes, b.node(v).workspace_bytes);
     EXPECT_EQ(a.node(v).forward_of, b.node(v).forward_of);
+    EXPECT_EQ(a.node(v).block, b.node(v).block);
+    EXPECT_EQ(a.node(v).contraction, b.node(v).contraction);
   }
   EXPECT_EQ(a.edges(), b.edges());
   EXPECT_EQ(a.cost_unit(), b.cost_unit());
@@ -71,6 +73,35 @@ TEST(GraphJsonTest, WorkspaceBytesRoundTripAndChangeTheFingerprint) {
   EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "unlabeled", "cost": 1, "bytes": 1,
                      "workspace_bytes": 1e400}]})")
                 .find("g.json: field 'workspace_bytes'"),
+            std::string::npos);
+}
+
+TEST(GraphJsonTest, ModuleStructureRoundTripsOnForwardNodesOnly) {
+  ForwardGraph forward = testing::RandomForwardGraph(6, 8);
+  forward.nodes[1].block = "layers.0";
+  forward.nodes[2].block = "layers.0";
+  forward.nodes[2].contraction = true;
+  const Graph plain = BuildTrainingGraph(testing::RandomForwardGraph(6, 8));
+  const Graph graph = BuildTrainingGraph(forward);
+  const std::string text = GraphToJson(graph);
+  EXPECT_NE(text.find("\"block\": \"layers.0\""), std::string::npos);
+  EXPECT_EQ(GraphToJson(plain).find("block"), std::string::npos);  // written only when set
+  const Graph back = GraphFromJson(text, "mem");
+  ExpectSameGraph(graph, back);
+  EXPECT_TRUE(HasBlocks(back) && HasContractions(back));
+  EXPECT_FALSE(HasBlocks(plain) || HasContractions(plain));
+  // Labels, not costs: the fingerprint (and so the caches keyed by it) does not change.
+  EXPECT_EQ(GraphFingerprint(graph), GraphFingerprint(plain));
+  const std::string head = R"({"schema": "remat.graph/1", "cost_unit": "unit", )";
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "forward", "cost": 1, "bytes": 1},
+                     {"id": 1, "kind": "loss", "cost": 0, "bytes": 1, "contraction": true}],
+                     "edges": [[0, 1]]})")
+                .find("node 1 is a loss node but declares contraction; only forward "
+                      "nodes have module structure"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + R"("nodes": [{"id": 0, "kind": "forward", "cost": 1, "bytes": 1,
+                     "block": 3}], "edges": []})")
+                .find("nodes[0].block: expected a string"),
             std::string::npos);
 }
 

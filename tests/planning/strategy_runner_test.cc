@@ -8,6 +8,7 @@
 #include "solvers/lower_bound.h"
 #include "testing/budgets.h"
 #include "testing/random_graphs.h"
+#include "zoo/registry.h"
 
 namespace remat {
 namespace {
@@ -88,6 +89,30 @@ TEST(StrategyRunnerTest, OptimalNeverAnswersCostlierThanTheBestFoundBeforeIt) {
   EXPECT_EQ(row.solver_status,
             WithinGap(row.result->cost, *row.own_bound, kProvenGap) ? "optimal" : "feasible");
   EXPECT_NE(row.note.find("kept local-search's schedule"), std::string::npos) << row.note;
+}
+
+// Issue 35, item 2: the checkpointing people write by hand is in every portfolio. At the peak
+// of checkpointing every block, and at selective recomputation's, local-search and optimal,
+// each run alone (as wrap and backend run them), answer no costlier.
+TEST(StrategyRunnerTest, HeuristicsAndOptimalAreNeverCostlierThanModuleCheckpointing) {
+  const Graph g = BuildModelTrainingGraph(
+      "transformer",
+      {.batch = 2, .seq_length = 64, .layers = 4, .hidden = 64, .heads = 4, .vocab = 1000});
+  for (const std::string baseline : {"checkpoint-blocks", "selective"}) {
+    SCOPED_TRACE(baseline);
+    const StrategyRow hand = RunStrategy(baseline, g, int64_t{1} << 50, {});
+    ASSERT_TRUE(hand.fits());
+    const int64_t budget = hand.result->peak_bytes;
+    for (const std::string name : {"local-search", "optimal"}) {
+      const StrategyRow row = RunStrategy(name, g, budget, {.time_limit_s = 10});
+      ASSERT_TRUE(row.fits()) << name << ": " << row.note;
+      EXPECT_LE(row.result->cost, hand.result->cost * (1 + 1e-12)) << name;
+    }
+  }
+  EXPECT_TRUE(StrategyApplies("checkpoint-blocks", g));
+  EXPECT_FALSE(StrategyApplies("checkpoint-blocks", testing::RandomTrainingGraph(3, 6)));
+  const std::vector<std::string> all = ParseStrategyList("all", testing::RandomTrainingGraph(3, 6));
+  EXPECT_EQ(std::count(all.begin(), all.end(), "checkpoint-blocks"), 0);
 }
 
 TEST(StrategyRunnerTest, RunOrderPutsOptimalLast) {

@@ -56,7 +56,7 @@ TEST(LocalSearchTest, NeverWorseThanItsStartAndAlwaysFits) {
     EXPECT_DOUBLE_EQ(sim.cost, best.cost);
     EXPECT_EQ(sim.peak_bytes, best.peak_bytes);
     for (const StrategySpec& spec : BaselineStrategies()) {
-      if (spec.needs_training_structure && !g.has_training_structure()) continue;
+      if (!spec.applies(g)) continue;
       const StrategyResult r = spec.run(g, budget);
       if (r.status == FitStatus::kFits) {
         EXPECT_LE(best.cost, r.cost + 1e-9) << spec.name;

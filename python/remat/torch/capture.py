@@ -74,11 +74,17 @@ class CapturedStep:
                  workspace: bool = True) -> _core.Graph:
         """The remat graph of the step with one cost per node and, unless ``workspace`` is
         false, each node's kernel workspace (workspace.py); validated by the C++ core."""
+        from remat.torch.structure import blocks_of, contractions_of
         from remat.torch.workspace import node_workspace_bytes
 
+        forward = sum(1 for kind in self.kinds if kind == _core.NodeKind.forward)
+        blocks = blocks_of(self.nodes, forward)
+        contractions = contractions_of(self.nodes, forward)
         nodes = [_core.Node(n.name, kind, cost, nbytes,
-                            workspace_bytes=node_workspace_bytes(n) if workspace else 0)
-                 for n, kind, cost, nbytes in zip(self.nodes, self.kinds, costs, self.bytes)]
+                            workspace_bytes=node_workspace_bytes(n) if workspace else 0,
+                            block=b, contraction=c)
+                 for n, kind, cost, nbytes, b, c in
+                 zip(self.nodes, self.kinds, costs, self.bytes, blocks, contractions)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def effects_of(self) -> dict[int, list[fx.Node]]:

@@ -33,6 +33,7 @@ from torch.utils import _pytree as pytree
 from remat import _core
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
+from remat.torch.structure import blocks_of, contractions_of
 from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
@@ -102,9 +103,11 @@ class JointGraph:
                  workspace: bool = True) -> _core.Graph:
         names = [n.name if n is not None else "loss_and_tangents" for n in self.order]
         spaces = self.workspace() if workspace else [0] * len(self.order)
-        nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w)
-                 for n, kind, cost, nbytes, w in
-                 zip(names, self.kinds(), costs, self.bytes, spaces)]
+        blocks = blocks_of(self.order, self.loss)
+        contractions = contractions_of(self.order, self.loss)
+        nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w, block=b, contraction=c)
+                 for n, kind, cost, nbytes, w, b, c in
+                 zip(names, self.kinds(), costs, self.bytes, spaces, blocks, contractions)]
         return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def output_bytes(self) -> int:

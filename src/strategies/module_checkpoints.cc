@@ -1,0 +1,81 @@
+// Checkpoint sets from module structure: block boundaries and contractions.
+#include "strategies/module_checkpoints.h"
+
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "strategies/checkpoints.h"
+
+namespace remat {
+namespace {
+
+void RequireStructure(const Graph& graph, const std::string& name, bool present,
+                      const std::string& what) {
+  RequireTrainingStructure(graph, name);
+  if (present) return;
+  throw InputError(fmt::format("{} needs {}, and no forward node of this graph has any ({})",
+                               name, what, "docs/formats.md, \"Module structure\""));
+}
+
+size_t CountKept(const std::vector<bool>& keep) {
+  size_t kept = 0;
+  for (bool k : keep) kept += k ? 1 : 0;
+  return kept;
+}
+
+}  // namespace
+
+std::vector<bool> BlockCheckpoints(const Graph& graph) {
+  std::vector<bool> keep(graph.size(), false);
+  for (int32_t v : graph.forward_nodes()) {
+    const std::string& block = graph.node(v).block;
+    if (block.empty()) {
+      keep[v] = true;
+      continue;
+    }
+    for (int32_t w : graph.succs(v)) {
+      // A backward node of the same block reads v when the block is recomputed, not across.
+      if (graph.node(w).kind != NodeKind::kBackward && graph.node(w).block != block) {
+        keep[v] = true;
+        break;
+      }
+    }
+  }
+  return keep;
+}
+
+std::vector<bool> SelectiveCheckpoints(const Graph& graph) {
+  std::vector<bool> keep(graph.size(), false);
+  for (int32_t v : graph.forward_nodes()) keep[v] = graph.node(v).contraction;
+  return keep;
+}
+
+StrategyResult CheckpointBlocks(const Graph& graph, int64_t budget_bytes) {
+  const std::string name = "checkpoint-blocks";
+  RequireStructure(graph, name, HasBlocks(graph), "blocks (a node's \"block\")");
+  const std::vector<bool> keep = BlockCheckpoints(graph);
+  std::set<std::string> blocks;
+  for (const Node& node : graph.nodes()) {
+    if (!node.block.empty()) blocks.insert(node.block);
+  }
+  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+                          fmt::format("{} blocks recomputed inside; {} values kept", blocks.size(),
+                                      CountKept(keep)));
+}
+
+StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
+  const std::string name = "selective";
+  RequireStructure(graph, name, HasContractions(graph),
+                   "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
+  const std::vector<bool> keep = SelectiveCheckpoints(graph);
+  const size_t kept = CountKept(keep);
+  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+                          fmt::format("{} contraction outputs kept, {} other forward values "
+                                      "recomputed",
+                                      kept, graph.forward_nodes().size() - kept));
+}
+
+}  // namespace remat

@@ -1,0 +1,28 @@
+// The checkpointing that people write by hand, read from the module structure (Node::block,
+// Node::contraction): checkpoint every block, and selective recomputation (docs/design.md §6).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/evaluated_schedule.h"
+#include "core/graph.h"
+
+namespace remat {
+
+// What torch.utils.checkpoint around every block keeps: every forward value outside the
+// blocks, and a block's values that a node outside the block reads (its outputs, the next
+// block's inputs). The rest of each block is recomputed once, in the first backward stage
+// that needs it (Chen's segments).
+std::vector<bool> BlockCheckpoints(const Graph& graph);
+
+// What Megatron-style selective recomputation keeps: the outputs of contractions (matmuls,
+// convolutions, attention's products); the cheap operations between them are recomputed.
+std::vector<bool> SelectiveCheckpoints(const Graph& graph);
+
+// The schedules of those checkpoint sets. Throw InputError when the graph has no forward
+// pass, or no blocks (checkpoint-blocks) or no contractions (selective).
+StrategyResult CheckpointBlocks(const Graph& graph, int64_t budget_bytes);
+StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes);
+
+}  // namespace remat

@@ -1,0 +1,127 @@
+// checkpoint-blocks and selective: their checkpoint sets on a hand-checkable graph and on the
+// zoo's transformer, and what their schedules cost.
+#include "strategies/module_checkpoints.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/schedule.h"
+#include "core/training_graph.h"
+#include "strategies/checkpoint_all.h"
+#include "strategies/registry.h"
+#include "zoo/registry.h"
+
+namespace remat {
+namespace {
+
+// e -> [a0 a1 a2] -> [c0 c1 c2] -> head, blocks b0 and b1, with a1 also read by c1 (an
+// interior value that crosses into the next block). Costs are powers of two, so every
+// subset's sum is distinct.
+Graph TwoBlocks(bool contractions) {
+  ForwardGraph forward{.name = "two-blocks"};
+  const std::vector<std::string> names = {"e", "a0", "a1", "a2", "c0", "c1", "c2", "head"};
+  const std::vector<std::string> blocks = {"", "b0", "b0", "b0", "b1", "b1", "b1", ""};
+  for (size_t i = 0; i < names.size(); ++i) {
+    forward.nodes.push_back({.name = names[i],
+                             .cost = static_cast<double>(1 << i),
+                             .bytes = 100,
+                             .block = blocks[i],
+                             .contraction = contractions && (names[i] == "a1" ||
+                                                             names[i] == "c1")});
+  }
+  for (int32_t i = 0; i + 1 < 8; ++i) forward.edges.push_back({i, i + 1});
+  forward.edges.push_back({2, 5});
+  return BuildTrainingGraph(forward);
+}
+
+std::vector<std::string> KeptNames(const Graph& graph, const std::vector<bool>& keep) {
+  std::vector<std::string> kept;
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) kept.push_back(graph.node(v).name);
+  }
+  return kept;
+}
+
+// Forward cost of the forward nodes that are not kept: each is recomputed once.
+double RecomputedCost(const Graph& graph, const std::vector<bool>& keep) {
+  double cost = 0;
+  for (int32_t v : graph.forward_nodes()) cost += keep[v] ? 0 : graph.node(v).cost;
+  return cost;
+}
+
+TEST(ModuleCheckpointsTest, BlocksKeepWhatCrossesTheirBoundary) {
+  const Graph graph = TwoBlocks(false);
+  const std::vector<bool> keep = BlockCheckpoints(graph);
+  EXPECT_EQ(KeptNames(graph, keep),
+            (std::vector<std::string>{"e", "a1", "a2", "c2", "head"}));
+  const StrategyResult result = CheckpointBlocks(graph, int64_t{1} << 40);
+  EXPECT_TRUE(CheckSchedule(graph, result.schedule).empty());
+  // a0, then c0 and c1, are recomputed once each: 2 + 16 + 32 more than every node once.
+  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + 2 + 16 + 32);
+  EXPECT_EQ(result.parameters, "2 blocks recomputed inside; 5 values kept");
+}
+
+TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsOnly) {
+  const Graph graph = TwoBlocks(true);
+  const std::vector<bool> keep = SelectiveCheckpoints(graph);
+  EXPECT_EQ(KeptNames(graph, keep), (std::vector<std::string>{"a1", "c1"}));
+  const StrategyResult result = SelectiveRecompute(graph, int64_t{1} << 40);
+  EXPECT_TRUE(CheckSchedule(graph, result.schedule).empty());
+  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + RecomputedCost(graph, keep));
+  EXPECT_DOUBLE_EQ(RecomputedCost(graph, keep), 1 + 2 + 8 + 16 + 64 + 128);
+}
+
+TEST(ModuleCheckpointsTest, GraphsWithoutTheStructureAreRefusedByName) {
+  const Graph graph = TwoBlocks(false);  // blocks, no contractions
+  EXPECT_TRUE(FindBaseline("checkpoint-blocks")->applies(graph));
+  EXPECT_FALSE(FindBaseline("selective")->applies(graph));
+  try {
+    SelectiveRecompute(graph, 0);
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("selective needs contractions"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_FALSE(FindBaseline("checkpoint-blocks")->applies(LinearGraph(4)));
+  EXPECT_THROW(CheckpointBlocks(LinearGraph(4), 0), InputError);
+}
+
+class TransformerModulesTest : public ::testing::Test {
+ protected:
+  const Graph graph = BuildModelTrainingGraph(
+      "transformer",
+      {.batch = 2, .seq_length = 64, .layers = 4, .hidden = 64, .heads = 4, .vocab = 1000});
+};
+
+TEST_F(TransformerModulesTest, CheckpointingEveryBlockKeepsTheResidualStream) {
+  const std::vector<bool> keep = BlockCheckpoints(graph);
+  // Outside the blocks: the embedding, the final norm and the head; each block hands its
+  // last residual add to the next block (or to ln_f).
+  EXPECT_EQ(KeptNames(graph, keep),
+            (std::vector<std::string>{"embedding", "h0_mlp_add", "h1_mlp_add", "h2_mlp_add",
+                                      "h3_mlp_add", "ln_f", "lm_head"}));
+  const StrategyResult blocks = CheckpointBlocks(graph, int64_t{1} << 50);
+  const StrategyResult all = CheckpointAll(graph, int64_t{1} << 50);
+  EXPECT_LT(blocks.peak_bytes, all.peak_bytes);
+  // One more forward of every block: the cost of the recomputed nodes, once each.
+  EXPECT_DOUBLE_EQ(blocks.cost, all.cost + RecomputedCost(graph, keep));
+}
+
+TEST_F(TransformerModulesTest, SelectiveKeepsTheProductsOfEveryLayer) {
+  const std::vector<bool> keep = SelectiveCheckpoints(graph);
+  const std::vector<std::string> kept = KeptNames(graph, keep);
+  // qkv, scores, context, projection, and the MLP's two: six per block, and the head.
+  EXPECT_EQ(kept.size(), 6u * 4 + 1);
+  EXPECT_EQ(kept.front(), "h0_attn_qkv");
+  EXPECT_EQ(kept.back(), "lm_head");
+  const StrategyResult selective = SelectiveRecompute(graph, int64_t{1} << 50);
+  const StrategyResult all = CheckpointAll(graph, int64_t{1} << 50);
+  EXPECT_LT(selective.peak_bytes, all.peak_bytes);
+  EXPECT_LT(selective.cost - all.cost, CheckpointBlocks(graph, 0).cost - all.cost);
+}
+
+}  // namespace
+}  // namespace remat
