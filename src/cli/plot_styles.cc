@@ -16,7 +16,7 @@ struct NamedLook {
 // Colour-blind-safe colours (Okabe-Ito, Tol and Tableau). A method's two variants share a
 // hue family, open markers for the first and filled for the second; optimal is the thick
 // black line with filled circles, checkpoint-all the grey reference.
-const std::array<NamedLook, 12> kLooks = {{
+const std::array<NamedLook, 14> kLooks = {{
     {"checkpoint-all", {"#7F7F7F", 6}},
     {"chen-sqrtn-ap", {"#56B4E9", 4}},
     {"chen-sqrtn-linear", {"#0072B2", 5}},
@@ -24,6 +24,8 @@ const std::array<NamedLook, 12> kLooks = {{
     {"chen-greedy-linear", {"#D55E00", 9}},
     {"griewank-logn", {"#CC79A7", 10}},
     {"griewank", {"#882255", 11}},
+    {"checkpoint-blocks", {"#44AA99", 1}},
+    {"selective", {"#117733", 15}},
     {"evict", {"#8C564B", 2}},
     {"local-search", {"#BCBD22", 3}},
     {"approx", {"#009E73", 12}},

@@ -48,8 +48,11 @@ std::vector<bool> BlockCheckpoints(const Graph& graph) {
 }
 
 std::vector<bool> SelectiveCheckpoints(const Graph& graph) {
-  std::vector<bool> keep(graph.size(), false);
-  for (int32_t v : graph.forward_nodes()) keep[v] = graph.node(v).contraction;
+  std::vector<bool> keep = HasBlocks(graph) ? BlockCheckpoints(graph)
+                                            : std::vector<bool>(graph.size(), false);
+  for (int32_t v : graph.forward_nodes()) {
+    if (graph.node(v).contraction) keep[v] = true;
+  }
   return keep;
 }
 
@@ -73,9 +76,8 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
   const size_t kept = CountKept(keep);
   return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
-                          fmt::format("{} contraction outputs kept, {} other forward values "
-                                      "recomputed",
-                                      kept, graph.forward_nodes().size() - kept));
+                          fmt::format("{} values kept, {} recomputed", kept,
+                                      graph.forward_nodes().size() - kept));
 }
 
 }  // namespace remat

@@ -17,7 +17,9 @@ namespace remat {
 std::vector<bool> BlockCheckpoints(const Graph& graph);
 
 // What Megatron-style selective recomputation keeps: the outputs of contractions (matmuls,
-// convolutions, attention's products); the cheap operations between them are recomputed.
+// convolutions, attention's products) and, in a graph with blocks, what checkpoint-blocks
+// keeps (the residual stream between blocks, everything outside them); the cheap operations
+// between them are recomputed.
 std::vector<bool> SelectiveCheckpoints(const Graph& graph);
 
 // The schedules of those checkpoint sets. Throw InputError when the graph has no forward

@@ -18,9 +18,12 @@ namespace {
 // The model's memory rows describe exactly what the simulator measures: every baseline's
 // schedule, written as a full assignment, satisfies the model at a budget equal to its own
 // simulated peak and violates it one byte lower.
-void ExpectBaselinesTightlyFeasible(const Graph& g) {
+void ExpectBaselinesTightlyFeasible(const Graph& unlabeled) {
+  // Module structure, so that checkpoint-blocks and selective are among the baselines.
+  const Graph g = testing::WithModuleStructure(unlabeled);
   for (const StrategySpec& spec : BaselineStrategies()) {
     SCOPED_TRACE(spec.name);
+    if (!spec.applies(g)) continue;
     const StrategyResult r = spec.run(g, int64_t{1} << 40);
     const CheckmateModel at_peak = BuildCheckmateModel(g, r.peak_bytes);
     const std::vector<double> values = at_peak.Assignment(g, r.schedule);

@@ -268,6 +268,7 @@ TEST(OptimalStartTest, AnEarlierBetterScheduleIsTheStartAndProgressReadsAsSenten
   earlier.strategy = "an-earlier-strategy";
   std::optional<StrategyResult> heuristic;
   for (const StrategySpec& spec : BaselineStrategies()) {
+    if (!spec.applies(g)) continue;
     StrategyResult r = spec.run(g, budget);
     if (r.status == FitStatus::kFits && r.cost > earlier.cost) heuristic = std::move(r);
   }

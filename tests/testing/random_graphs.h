@@ -38,6 +38,19 @@ inline Graph RandomTrainingGraph(uint32_t seed, int32_t layers) {
   return BuildTrainingGraph(RandomForwardGraph(seed, layers));
 }
 
+// `graph` with module structure on its forward nodes, so that every baseline applies: the
+// first and last forward nodes outside blocks, the rest in `blocks` blocks of consecutive
+// nodes, and every third forward node a contraction.
+inline Graph WithModuleStructure(const Graph& graph, int32_t blocks = 3) {
+  std::vector<Node> nodes = graph.nodes();
+  const int32_t f = static_cast<int32_t>(graph.forward_nodes().size());
+  for (int32_t v = 0; v < f; ++v) {
+    if (v > 0 && v + 1 < f) nodes[v].block = fmt::format("b{}", (v - 1) * blocks / (f - 1));
+    nodes[v].contraction = v % 3 == 1;
+  }
+  return Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name());
+}
+
 // An unlabeled DAG of n nodes with random edges u -> v (u < v) of probability `density`.
 inline Graph RandomUnlabeledDag(uint32_t seed, int32_t n, double density = 0.4) {
   std::mt19937 rng(seed);

@@ -64,14 +64,23 @@ TEST(ModuleCheckpointsTest, BlocksKeepWhatCrossesTheirBoundary) {
   EXPECT_EQ(result.parameters, "2 blocks recomputed inside; 5 values kept");
 }
 
-TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsOnly) {
+TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsAndWhatCrossesBlocks) {
   const Graph graph = TwoBlocks(true);
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
-  EXPECT_EQ(KeptNames(graph, keep), (std::vector<std::string>{"a1", "c1"}));
+  EXPECT_EQ(KeptNames(graph, keep),
+            (std::vector<std::string>{"e", "a1", "a2", "c1", "c2", "head"}));
   const StrategyResult result = SelectiveRecompute(graph, int64_t{1} << 40);
   EXPECT_TRUE(CheckSchedule(graph, result.schedule).empty());
-  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + RecomputedCost(graph, keep));
-  EXPECT_DOUBLE_EQ(RecomputedCost(graph, keep), 1 + 2 + 8 + 16 + 64 + 128);
+  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + 2 + 16);  // a0 and c0, once each
+  // Without blocks, the contractions alone.
+  std::vector<Node> nodes = graph.nodes();
+  for (Node& node : nodes) node.block.clear();
+  const Graph flat(nodes, graph.edges(), graph.cost_unit());
+  const std::vector<bool> flat_keep = SelectiveCheckpoints(flat);
+  EXPECT_EQ(KeptNames(flat, flat_keep), (std::vector<std::string>{"a1", "c1"}));
+  const StrategyResult flat_result = SelectiveRecompute(flat, int64_t{1} << 40);
+  EXPECT_TRUE(CheckSchedule(flat, flat_result.schedule).empty());
+  EXPECT_DOUBLE_EQ(flat_result.cost, flat.total_cost() + 1 + 2 + 8 + 16 + 64 + 128);
 }
 
 TEST(ModuleCheckpointsTest, GraphsWithoutTheStructureAreRefusedByName) {
@@ -113,9 +122,10 @@ TEST_F(TransformerModulesTest, CheckpointingEveryBlockKeepsTheResidualStream) {
 TEST_F(TransformerModulesTest, SelectiveKeepsTheProductsOfEveryLayer) {
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
   const std::vector<std::string> kept = KeptNames(graph, keep);
-  // qkv, scores, context, projection, and the MLP's two: six per block, and the head.
-  EXPECT_EQ(kept.size(), 6u * 4 + 1);
-  EXPECT_EQ(kept.front(), "h0_attn_qkv");
+  // qkv, scores, context, projection, and the MLP's two: six per block; each block's last
+  // residual add; the embedding, ln_f and the head.
+  EXPECT_EQ(kept.size(), 6u * 4 + 4 + 3);
+  EXPECT_EQ(kept[1], "h0_attn_qkv");
   EXPECT_EQ(kept.back(), "lm_head");
   const StrategyResult selective = SelectiveRecompute(graph, int64_t{1} << 50);
   const StrategyResult all = CheckpointAll(graph, int64_t{1} << 50);

@@ -23,6 +23,7 @@ schedule that still recomputes one. They hold no bytes, so no strategy gains by 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
@@ -168,13 +169,20 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
             users[u].append(v)
     seeds |= mapped.writing_nodes - _reachable(reads_tangent, users)
     forward = _reachable(seeds, inputs_of)
+    # A member of a forward operation's result that only backward reads (a layer norm's saved
+    # statistics) is taken in forward, as the operation runs, so that the rest of the result
+    # can be freed: the member is a forward node of cost 0.
+    forward |= {v for v in range(count)
+                if v not in reads_tangent and mapped.nodes[v].target is operator.getitem and
+                inputs_of[v] and all(u in forward for u in inputs_of[v])}
     if forward & reads_tangent:
         v = min(forward & reads_tangent)
         raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
                            "region's outputs but a forward output needs it")
 
     old_order = [v for v in range(count) if v in forward] + [None] + \
-        [v for v in range(count) if v not in forward]
+        _backward_order([v for v in range(count) if v not in forward], forward, reads_tangent,
+                        inputs_of, users)
     loss = len(forward)
     new_id = {old: i for i, old in enumerate(old_order) if old is not None}
     edges = {(loss if u == _TANGENTS else new_id[u], new_id[v]) for u, v in mapped.edges}
@@ -197,6 +205,28 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
                       loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
                       once=once, random=random, forward_outputs=forward_outputs,
                       backward_outputs=backward_outputs, fixed_bytes=fixed)
+
+
+def _backward_order(backward: list[int], forward: set[int], reads_tangent: set[int],
+                    inputs_of: list[list[int]], users: list[list[int]]) -> list[int]:
+    """The backward nodes in the traced order, except that a node computed from forward
+    values alone (the saved statistics of a layer norm, taken from its result) comes right
+    before its first reader. In the traced order such nodes come first, right after the
+    forward pass, and a staged schedule computes each node in its own stage: the forward
+    values they read would all have to be live, or be recomputed, when backward begins."""
+    early: set[int] = set()
+    for v in backward:
+        if v not in reads_tangent and users[v] and \
+                all(u in forward or u in early for u in inputs_of[v]):
+            early.add(v)
+    key: dict[int, tuple[int, int]] = {}
+    rest = [v for v in backward if v not in early]
+    for i, v in enumerate(rest):
+        key[v] = (i, 0)
+    for v in reversed([v for v in backward if v in early]):
+        first, level = min(key[w] for w in users[v])
+        key[v] = (first, level - 1)
+    return sorted(backward, key=lambda v: key[v])
 
 
 def _replayable(node: fx.Node) -> bool:
