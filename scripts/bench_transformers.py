@@ -11,7 +11,7 @@ cost of each strategy over the no-remat cost, optimal's certified gap, seconds a
 
 Usage: .venv/bin/python scripts/bench_transformers.py [--depths 6,12,24,48,96]
            [--models gpt2,llama] [--width 64] [--seq 64] [--batch 2] [--time-limit 60]
-           [--compiler aot_eager|inductor] [--out results.json]
+           [--compiler aot_eager|inductor] [--out results.json] [--graphs DIR]
 """
 
 from __future__ import annotations
@@ -88,11 +88,14 @@ def main() -> None:
     parser.add_argument("--compiler", default="aot_eager", choices=("aot_eager", "inductor"))
     parser.add_argument("--remat", default=os.path.join(ROOT, "build", "src", "cli", "remat"))
     parser.add_argument("--out", default="")
+    parser.add_argument("--graphs", default="", help="keep the captured graphs in this folder")
     args = parser.parse_args()
     rows = []
     print(f"{'model':6} {'depth':>5} {'nodes':>6} {'budget':>6} {'blocks':>8} {'selective':>9} "
           f"{'optimal':>8} {'gap':>7} {'seconds':>8} {'MB':>6}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.graphs or scratch
+        os.makedirs(folder, exist_ok=True)
         for model in args.models.split(","):
             for depth in (int(d) for d in args.depths.split(",")):
                 graph = capture(model, depth, args)

@@ -1,0 +1,127 @@
+"""The longest sequence a Llama-3-8B-shaped decoder trains at on an 80 GB device, planned on
+this machine from fake tensors (docs/BENCHMARKS.md, "Real sizes without the memory").
+
+The model is built on the meta device (nothing allocated): 32 layers, hidden 4096, 32 heads
+with 8 KV heads, intermediate 14336, vocabulary 128256, bf16 parameters, gradients and AdamW
+moments (two bf16 tensors per parameter: remat.torch.optimizer_state_bytes of an AdamW over
+the bf16 parameters), batch 1, the model's own loss. One training step at sequence length s is
+traced through ``remat.torch.backend`` (``compiler="aot_eager"``: on meta tensors the step
+runs no kernel), and the region's remat graph is kept. ``remat.max_batch`` then searches,
+per strategy, the largest s (in steps of --step tokens) whose step fits --memory with fixed
+memory = parameters + gradients + optimizer state + inputs, and says whether optimal's answer
+is certified (the next length proven not to fit).
+
+Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
+           [--memory 80GB] [--layers 32] [--time-limit 60] [--plan-seq 4096 --save PLAN]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+import torch  # noqa: E402
+
+import remat  # noqa: E402
+import remat.torch  # noqa: E402
+from remat.torch.region import optimizer_state_bytes  # noqa: E402
+
+
+def build(args, seq: int):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(num_hidden_layers=args.layers, hidden_size=args.hidden,
+                         num_attention_heads=32, num_key_value_heads=8,
+                         intermediate_size=args.intermediate, vocab_size=args.vocab,
+                         max_position_embeddings=max(seq, 8192), bos_token_id=0,
+                         eos_token_id=0, pad_token_id=0, use_cache=False)
+    with torch.device("meta"):
+        model = LlamaForCausalLM(config).to(torch.bfloat16)
+    return model
+
+
+def capture(args, seq: int):
+    """(graph, fixed bytes, seconds) of one training step at sequence length ``seq``."""
+    started = time.monotonic()
+    model = build(args, seq)
+    optimizer = torch.optim.AdamW(model.parameters())
+    ids = torch.zeros((1, seq), dtype=torch.long, device="meta")
+    torch._dynamo.reset()
+    backend = remat.torch.backend(budget="100%", strategy="checkpoint-all", workspace=False,
+                                  compiler="aot_eager", time_limit_s=600)
+    compiled = torch.compile(model, backend=backend, dynamic=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled(input_ids=ids, labels=ids).loss.backward()
+    if len(backend.plans) != 1:
+        raise RuntimeError(f"the step compiled into {len(backend.plans)} regions, not one")
+    region = backend.plans[0]
+    fixed = region.plan.fixed_bytes + optimizer_state_bytes(optimizer)
+    return region.graph, fixed, time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=int, default=32)
+    parser.add_argument("--hidden", type=int, default=4096)
+    parser.add_argument("--intermediate", type=int, default=14336)
+    parser.add_argument("--vocab", type=int, default=128256)
+    parser.add_argument("--memory", default="80GB")
+    parser.add_argument("--step", type=int, default=1024)
+    parser.add_argument("--max-steps", type=int, default=32)
+    parser.add_argument("--time-limit", type=float, default=60)
+    parser.add_argument("--strategies", default="checkpoint-all,checkpoint-blocks,optimal")
+    parser.add_argument("--plan-seq", type=int, default=0,
+                        help="only capture and plan this length at --memory (timed)")
+    parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
+    args = parser.parse_args()
+    if args.plan_seq:
+        graph, fixed, seconds = capture(args, args.plan_seq)
+        print(f"seq {args.plan_seq}: {graph.size} nodes, captured in {seconds:.1f} s; fixed "
+              f"{remat.format_bytes(fixed)}", flush=True)
+        started = time.monotonic()
+        report = remat.plan(graph, memory=args.memory, fixed_bytes=fixed,
+                            strategies=args.strategies.split(","), time_limit_s=args.time_limit)
+        print(f"planned in {time.monotonic() - started:.1f} s; budget "
+              f"{remat.format_bytes(report.budget_bytes)}, no-remat peak "
+              f"{remat.format_bytes(report.no_remat_peak_bytes)}, bound "
+              f"{report.lower_bound} ({report.lower_bound_source})")
+        for row in report.rows:
+            print("  ", row)
+        if args.save:
+            report.save_schedule(graph, args.save)
+            print("schedule written to", args.save)
+    else:
+        cache: dict[int, tuple] = {}
+
+        def graph_at(steps: int):
+            if steps not in cache:
+                graph, fixed, seconds = capture(args, steps * args.step)
+                print(f"  seq {steps * args.step}: {graph.size} nodes, captured in "
+                      f"{seconds:.1f} s", flush=True)
+                cache[steps] = (graph, fixed)
+            return cache[steps]
+
+        started = time.monotonic()
+        report = remat.max_batch(graph_at, memory=args.memory,
+                                 strategies=args.strategies.split(","),
+                                 max_overhead=10.0, max_batch=args.max_steps,
+                                 time_limit_s=args.time_limit)
+        print(f"searched in {time.monotonic() - started:.1f} s")
+        for result in report.results:
+            print(f"  {result.strategy}: longest sequence {result.max_batch * args.step}"
+                  f"{' (certified)' if result.certified else ''}; next: "
+                  f"{result.next.outcome if result.next else '-'}"
+                  f" {result.next.reason if result.next else ''}")
+    print(f"largest resident memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
