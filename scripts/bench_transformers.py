@@ -6,8 +6,10 @@ own loss) at each depth, the joint graph of the model's largest compiled region 
 model for minutes on two cores) and saved. Each graph is then planned by the command line,
 ``remat solve --graph G --budget B --strategy checkpoint-blocks,selective,optimal``, at 50% and
 30% of its no-rematerialization peak, in a child process whose wall time and largest resident
-memory (``wait4``'s ru_maxrss) are the planner's. Reported per depth and budget: nodes, the
-cost of each strategy over the no-remat cost, optimal's certified gap, seconds and MB.
+memory are the planner's. Reported per depth and budget: nodes, the
+cost of each strategy over the no-remat cost, optimal's certified gap, the command's seconds
+and its largest resident memory (GNU time's, /usr/bin/time). ``--graphs DIR`` keeps the
+captured graphs and reuses them in a later run.
 
 Usage: .venv/bin/python scripts/bench_transformers.py [--depths 6,12,24,48,96]
            [--models gpt2,llama] [--width 64] [--seq 64] [--batch 2] [--time-limit 60]
@@ -59,20 +61,22 @@ def solve(remat_bin: str, path: str, budget: str, limit: float) -> dict:
     command = [remat_bin, "solve", "--graph", path, "--budget", budget, "--strategy",
                ",".join(STRATEGIES), "--time-limit", str(limit), "--json"]
     started = time.monotonic()
-    with tempfile.TemporaryFile() as out:
-        child = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)
+    # GNU time reports its child's largest resident set; the child of this (large) Python
+    # process would inherit its high-water mark through fork.
+    with tempfile.NamedTemporaryFile("r") as rss, tempfile.TemporaryFile() as out:
+        child = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *command],
+                               stdout=out, stderr=subprocess.DEVNULL)
         seconds = time.monotonic() - started
         out.seek(0)
         text = out.read().decode()
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise RuntimeError(f"{' '.join(command)} exited {status}: {text[:500]}")
-    return {"report": json.loads(text), "seconds": seconds,
-            "max_rss_mb": usage.ru_maxrss / 1024}
+        kilobytes = int(rss.read().split()[-1])
+    if child.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} exited {child.returncode}: {text[:500]}")
+    return {"report": json.loads(text), "seconds": seconds, "max_rss_mb": kilobytes / 1024}
 
 
 def row_of(report: dict, strategy: str) -> dict:
-    return next(r for r in report["strategies"] if r["strategy"] == strategy)
+    return next(r for r in report["results"] if r["strategy"] == strategy)
 
 
 def main() -> None:
@@ -98,9 +102,9 @@ def main() -> None:
         os.makedirs(folder, exist_ok=True)
         for model in args.models.split(","):
             for depth in (int(d) for d in args.depths.split(",")):
-                graph = capture(model, depth, args)
                 path = os.path.join(folder, f"{model}-{depth}.json")
-                graph.save(path)
+                if not os.path.exists(path):  # --graphs keeps captures for another run
+                    capture(model, depth, args).save(path)
                 for budget in args.budgets.split(","):
                     run = solve(args.remat, path, budget, args.time_limit)
                     report = run["report"]
@@ -110,8 +114,9 @@ def main() -> None:
                         cells[strategy] = (r.get("overhead") if r.get("status") == "fits"
                                            else None)
                     best = row_of(report, "optimal")
-                    row = {"model": model, "depth": depth, "nodes": graph.size,
-                           "budget": budget, "overhead": cells, "gap": best.get("gap"),
+                    nodes = report["graph"]["nodes"]
+                    row = {"model": model, "depth": depth, "nodes": nodes,
+                           "budget": budget, "overhead": cells, "gap": best.get("gap_to_lower_bound"),
                            "optimal_status": best.get("solver_status"),
                            "seconds": run["seconds"], "max_rss_mb": run["max_rss_mb"]}
                     rows.append(row)
@@ -119,7 +124,7 @@ def main() -> None:
                     def x(v):
                         return "-" if v is None else f"{v:.3f}x"
                     gap = "-" if row["gap"] is None else f"{100 * row['gap']:.2f}%"
-                    print(f"{model:6} {depth:5d} {graph.size:6d} {budget:>6} "
+                    print(f"{model:6} {depth:5d} {nodes:6d} {budget:>6} "
                           f"{x(cells['checkpoint-blocks']):>8} {x(cells['selective']):>9} "
                           f"{x(cells['optimal']):>8} {gap:>7} {run['seconds']:8.1f} "
                           f"{run['max_rss_mb']:6.0f}", flush=True)

@@ -6,33 +6,57 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/errors.h"
 #include "core/recompute.h"
 
 namespace remat {
 
 StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
                            bool recompute_segments) {
+  // Segments: the runs of non-kept forward nodes between kept ones in topological order.
+  std::vector<int32_t> segment(graph.size(), -1);
+  int32_t count = 0;
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) continue;
+    if (v == 0 || keep[v - 1] || segment[v - 1] < 0) ++count;
+    segment[v] = count - 1;
+  }
+  return CheckpointMatrix(graph, keep, segment, recompute_segments);
+}
+
+StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+                             const std::vector<int32_t>& segment, bool recompute_segments) {
   const int32_t n = graph.size();
   StageMatrix S(n, n);
   auto hold = [&S](int32_t u, int32_t from, int32_t until) { S.SetRun(u, from + 1, until); };
-  // Segment of each non-kept forward node (a run between kept nodes in topological order) and
-  // the first backward stage that reads any node of the segment.
-  std::vector<int32_t> segment(n, -1);
-  std::vector<int32_t> segment_start;
+  // The first backward stage that reads any node of each segment.
+  const int32_t segments =
+      1 + (segment.empty() ? -1 : *std::max_element(segment.begin(), segment.end()));
+  std::vector<int32_t> segment_start(std::max(segments, 0), n);
   for (int32_t v : graph.forward_nodes()) {
     if (keep[v]) continue;
-    if (v == 0 || keep[v - 1] || segment[v - 1] < 0) segment_start.push_back(n);
-    segment[v] = static_cast<int32_t>(segment_start.size()) - 1;
+    if (segment[v] < 0) {
+      throw InternalError(fmt::format("forward node {} is not kept but has no segment", v));
+    }
     for (int32_t w : graph.succs(v)) {
       if (graph.node(w).kind == NodeKind::kBackward) {
-        segment_start.back() = std::min(segment_start.back(), w);
+        segment_start[segment[v]] = std::min(segment_start[segment[v]], w);
         break;
       }
     }
   }
   for (int32_t u = 0; u < n; ++u) {
     if (graph.node(u).kind != NodeKind::kForward || keep[u]) {
-      hold(u, u, graph.last_consumer(u));
+      // A kept value stays until a segment that reads it has been recomputed too: in a
+      // captured graph the backward pass need not read a block's input itself.
+      int32_t until = graph.last_consumer(u);
+      for (int32_t w : graph.succs(u)) {
+        if (recompute_segments && graph.node(w).kind == NodeKind::kForward && !keep[w] &&
+            segment_start[segment[w]] < n) {
+          until = std::max(until, segment_start[segment[w]]);
+        }
+      }
+      hold(u, u, until);
       continue;
     }
     int32_t last_forward_use = -1;
@@ -50,6 +74,11 @@ StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
 
 Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep) {
   return ScheduleFromCheckpoints(graph, CheckpointMatrix(graph, keep));
+}
+
+Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep,
+                         const std::vector<int32_t>& segment) {
+  return ScheduleFromCheckpoints(graph, CheckpointMatrix(graph, keep, segment));
 }
 
 std::string DescribeCheckpoints(const std::vector<bool>& keep) {

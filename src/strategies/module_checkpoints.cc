@@ -1,6 +1,7 @@
 // Checkpoint sets from module structure: block boundaries and contractions.
 #include "strategies/module_checkpoints.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -18,6 +19,20 @@ void RequireStructure(const Graph& graph, const std::string& name, bool present,
   if (present) return;
   throw InputError(fmt::format("{} needs {}, and no forward node of this graph has any ({})",
                                name, what, "docs/formats.md, \"Module structure\""));
+}
+
+// One segment per block: a block's values that are not kept are recomputed together, once
+// (nodes outside blocks are kept by both strategies when the graph has blocks).
+std::vector<int32_t> BlockSegments(const Graph& graph, const std::vector<bool>& keep) {
+  std::map<std::string, int32_t> index;
+  std::vector<int32_t> segment(graph.size(), -1);
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) continue;
+    const auto [it, added] =
+        index.emplace(graph.node(v).block, static_cast<int32_t>(index.size()));
+    segment[v] = it->second;
+  }
+  return segment;
 }
 
 size_t CountKept(const std::vector<bool>& keep) {
@@ -64,7 +79,8 @@ StrategyResult CheckpointBlocks(const Graph& graph, int64_t budget_bytes) {
   for (const Node& node : graph.nodes()) {
     if (!node.block.empty()) blocks.insert(node.block);
   }
-  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep, BlockSegments(graph, keep)),
+                          budget_bytes,
                           fmt::format("{} blocks recomputed inside; {} values kept", blocks.size(),
                                       CountKept(keep)));
 }
@@ -75,7 +91,10 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
                    "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
   const size_t kept = CountKept(keep);
-  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+  const Schedule schedule = HasBlocks(graph)
+                                ? ScheduleKeeping(graph, keep, BlockSegments(graph, keep))
+                                : ScheduleKeeping(graph, keep);
+  return EvaluateSchedule(graph, name, schedule, budget_bytes,
                           fmt::format("{} values kept, {} recomputed", kept,
                                       graph.forward_nodes().size() - kept));
 }

@@ -11,6 +11,7 @@
 #include "core/schedule.h"
 #include "core/training_graph.h"
 #include "strategies/checkpoint_all.h"
+#include "strategies/checkpoints.h"
 #include "strategies/registry.h"
 #include "zoo/registry.h"
 
@@ -62,6 +63,34 @@ TEST(ModuleCheckpointsTest, BlocksKeepWhatCrossesTheirBoundary) {
   // a0, then c0 and c1, are recomputed once each: 2 + 16 + 32 more than every node once.
   EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + 2 + 16 + 32);
   EXPECT_EQ(result.parameters, "2 blocks recomputed inside; 5 values kept");
+}
+
+// Block b = a0 .. a4, with a1 read by the head (so kept) and a3 reading a0. a3's gradient
+// comes before a0's in backward and recomputing a3 needs a0: recomputed as runs of
+// consecutive nodes ({a0}, then {a2, a3}), a0 would run once for a3 and again for its own
+// gradient. The block is one segment: each of its values is recomputed once.
+TEST(ModuleCheckpointsTest, ABlockSplitByAKeptValueIsRecomputedOnce) {
+  ForwardGraph forward{.name = "split-block"};
+  const std::vector<std::string> names = {"e", "a0", "a1", "a2", "a3", "a4", "head"};
+  for (size_t i = 0; i < names.size(); ++i) {
+    forward.nodes.push_back({.name = names[i],
+                             .cost = static_cast<double>(1 << i),
+                             .bytes = 100,
+                             .block = i == 0 || i == 6 ? "" : "b"});
+  }
+  for (int32_t i = 0; i + 1 < 7; ++i) forward.edges.push_back({i, i + 1});
+  forward.edges.push_back({2, 6});  // a1 -> head
+  forward.edges.push_back({1, 4});  // a0 -> a3
+  const Graph graph = BuildTrainingGraph(forward);
+  const std::vector<bool> keep = BlockCheckpoints(graph);
+  EXPECT_EQ(KeptNames(graph, keep), (std::vector<std::string>{"e", "a1", "a4", "head"}));
+  const StrategyResult result = CheckpointBlocks(graph, int64_t{1} << 40);
+  EXPECT_TRUE(CheckSchedule(graph, result.schedule).empty());
+  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + 2 + 8 + 16);  // a0, a2, a3 once each
+  // Runs of consecutive nodes as segments recompute a0 twice.
+  const StrategyResult runs =
+      EvaluateSchedule(graph, "runs", ScheduleKeeping(graph, keep), int64_t{1} << 40, "");
+  EXPECT_DOUBLE_EQ(runs.cost, graph.total_cost() + 2 + 2 + 8 + 16);
 }
 
 TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsAndWhatCrossesBlocks) {
