@@ -93,6 +93,27 @@ TEST(ModuleCheckpointsTest, ABlockSplitByAKeptValueIsRecomputedOnce) {
   EXPECT_DOUBLE_EQ(runs.cost, graph.total_cost() + 2 + 2 + 8 + 16);
 }
 
+// A captured graph's backward need not read a block's input: here only a0 reads e. The kept
+// e stays until block b is recomputed (stage 7, for a0's gradient), so only a0 runs again.
+TEST(ModuleCheckpointsTest, AKeptInputStaysUntilItsBlockIsRecomputed) {
+  std::vector<Node> nodes = {
+      {.name = "e", .kind = NodeKind::kForward, .cost = 1, .bytes = 10},
+      {.name = "a0", .kind = NodeKind::kForward, .cost = 2, .bytes = 10, .block = "b"},
+      {.name = "a1", .kind = NodeKind::kForward, .cost = 4, .bytes = 10, .block = "b"},
+      {.name = "head", .kind = NodeKind::kForward, .cost = 8, .bytes = 10},
+      {.name = "loss", .kind = NodeKind::kLoss, .cost = 0, .bytes = 1},
+      {.name = "g_head", .kind = NodeKind::kBackward, .cost = 16, .bytes = 10},
+      {.name = "g_a1", .kind = NodeKind::kBackward, .cost = 32, .bytes = 10},
+      {.name = "g_a0", .kind = NodeKind::kBackward, .cost = 64, .bytes = 10}};
+  const Graph graph(nodes, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {3, 5}, {4, 5}, {2, 6}, {5, 6},
+                            {1, 7}, {6, 7}});
+  EXPECT_EQ(KeptNames(graph, BlockCheckpoints(graph)),
+            (std::vector<std::string>{"e", "a1", "head"}));
+  const StrategyResult result = CheckpointBlocks(graph, int64_t{1} << 40);
+  EXPECT_TRUE(CheckSchedule(graph, result.schedule).empty());
+  EXPECT_DOUBLE_EQ(result.cost, graph.total_cost() + 2);  // a0 again, e not
+}
+
 TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsAndWhatCrossesBlocks) {
   const Graph graph = TwoBlocks(true);
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
