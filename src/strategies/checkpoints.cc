@@ -10,22 +10,14 @@
 #include "core/recompute.h"
 
 namespace remat {
+namespace {
 
-StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
-                           bool recompute_segments) {
-  // Segments: the runs of non-kept forward nodes between kept ones in topological order.
-  std::vector<int32_t> segment(graph.size(), -1);
-  int32_t count = 0;
-  for (int32_t v : graph.forward_nodes()) {
-    if (keep[v]) continue;
-    if (v == 0 || keep[v - 1] || segment[v - 1] < 0) ++count;
-    segment[v] = count - 1;
-  }
-  return CheckpointMatrix(graph, keep, segment, recompute_segments);
-}
-
-StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
-                             const std::vector<int32_t>& segment, bool recompute_segments) {
+// CheckpointMatrix's work. With `hold_inputs_of_segments`, a kept value stays until every
+// segment that reads it has been recomputed; without, such a value is recomputed for the
+// segment when it is gone (Chen's schedules: a lower peak at a higher cost).
+StageMatrix SegmentMatrix(const Graph& graph, const std::vector<bool>& keep,
+                          const std::vector<int32_t>& segment, bool recompute_segments,
+                          bool hold_inputs_of_segments) {
   const int32_t n = graph.size();
   StageMatrix S(n, n);
   auto hold = [&S](int32_t u, int32_t from, int32_t until) { S.SetRun(u, from + 1, until); };
@@ -51,7 +43,8 @@ StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
       // captured graph the backward pass need not read a block's input itself.
       int32_t until = graph.last_consumer(u);
       for (int32_t w : graph.succs(u)) {
-        if (recompute_segments && graph.node(w).kind == NodeKind::kForward && !keep[w] &&
+        if (hold_inputs_of_segments && recompute_segments &&
+            graph.node(w).kind == NodeKind::kForward && !keep[w] &&
             segment_start[segment[w]] < n) {
           until = std::max(until, segment_start[segment[w]]);
         }
@@ -70,6 +63,26 @@ StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
     }
   }
   return S;
+}
+
+}  // namespace
+
+StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+                           bool recompute_segments) {
+  // Segments: the runs of non-kept forward nodes between kept ones in topological order.
+  std::vector<int32_t> segment(graph.size(), -1);
+  int32_t count = 0;
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) continue;
+    if (v == 0 || keep[v - 1] || segment[v - 1] < 0) ++count;
+    segment[v] = count - 1;
+  }
+  return SegmentMatrix(graph, keep, segment, recompute_segments, false);
+}
+
+StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
+                             const std::vector<int32_t>& segment, bool recompute_segments) {
+  return SegmentMatrix(graph, keep, segment, recompute_segments, true);
 }
 
 Schedule ScheduleKeeping(const Graph& graph, const std::vector<bool>& keep) {

@@ -13,7 +13,7 @@ namespace remat {
 
 // S for a checkpoint set over forward nodes (docs/design.md §6). A kept forward node, the loss and
 // every backward node stay in memory from the stage after they are computed until the stage of
-// their last consumer (for a kept node, or of the recomputation of a segment that reads it). A forward node that is not kept stays only until its last forward (or
+// their last consumer. A forward node that is not kept stays only until its last forward (or
 // loss) consumer. With `recompute_segments` (Chen's scheme), the non-kept nodes between two
 // kept ones form a segment that the backward pass recomputes once, in the first stage that
 // needs any of them, and then holds until each one's last consumer; without it, every stage
@@ -25,7 +25,9 @@ StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
 // The same with the segments given: `segment[v]` numbers the segment (0, 1, ...) of every
 // non-kept forward node v (other entries are not read). A segment is recomputed as a whole,
 // in the first backward stage that reads any of its nodes: checkpoint-blocks recomputes each
-// block at once, so that a block split by kept values is never recomputed twice.
+// block at once, so that a block split by kept values is never recomputed twice. A kept value
+// also stays until every segment that reads it has been recomputed (a captured graph's
+// backward need not read a block's input), so each segment runs once more, no more.
 StageMatrix CheckpointMatrix(const Graph& graph, const std::vector<bool>& keep,
                              const std::vector<int32_t>& segment,
                              bool recompute_segments = true);
