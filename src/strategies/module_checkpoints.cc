@@ -22,7 +22,7 @@ void RequireStructure(const Graph& graph, const std::string& name, bool present,
 }
 
 // One segment per block: a block's values that are not kept are recomputed together, once
-// (nodes outside blocks are kept by both strategies when the graph has blocks).
+// (checkpoint-blocks keeps every node outside blocks).
 std::vector<int32_t> BlockSegments(const Graph& graph, const std::vector<bool>& keep) {
   std::map<std::string, int32_t> index;
   std::vector<int32_t> segment(graph.size(), -1);
@@ -91,10 +91,9 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
                    "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
   const std::vector<bool> keep = SelectiveCheckpoints(graph);
   const size_t kept = CountKept(keep);
-  const Schedule schedule = HasBlocks(graph)
-                                ? ScheduleKeeping(graph, keep, BlockSegments(graph, keep))
-                                : ScheduleKeeping(graph, keep);
-  return EvaluateSchedule(graph, name, schedule, budget_bytes,
+  // Chen's segments (runs of consecutive values between kept ones): the cheap operations
+  // between two contractions are recomputed when backward reaches them, not a block at once.
+  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
                           fmt::format("{} values kept, {} recomputed", kept,
                                       graph.forward_nodes().size() - kept));
 }
