@@ -31,7 +31,6 @@ import torch  # noqa: E402
 
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
-from remat.torch.region import optimizer_state_bytes  # noqa: E402
 
 
 def build(args, seq: int):
@@ -63,7 +62,7 @@ def capture(args, seq: int):
     if len(backend.plans) != 1:
         raise RuntimeError(f"the step compiled into {len(backend.plans)} regions, not one")
     region = backend.plans[0]
-    fixed = region.plan.fixed_bytes + optimizer_state_bytes(optimizer)
+    fixed = region.plan.fixed_bytes + remat.torch.optimizer_state_bytes(optimizer)
     return region.graph, fixed, time.monotonic() - started
 
 

@@ -15,10 +15,11 @@ from remat.torch.backend import RematBackend, backend
 from remat.torch.capture import CapturedStep, capture
 from remat.torch.execute import RunStats
 from remat.torch.partition import RegionPlan
+from remat.torch.region import optimizer_state_bytes
 from remat.torch.step import (CompiledStep, Plan, PlannedStep, compile, export_graph,
                               plan_step)
 from remat.torch.wrap import PlannedModule, wrap
 
 __all__ = ["backend", "wrap", "plan_step", "compile", "export_graph", "capture",
            "RematBackend", "PlannedModule", "RegionPlan", "PlannedStep", "CompiledStep",
-           "CapturedStep", "Plan", "RunStats"]
+           "CapturedStep", "Plan", "RunStats", "optimizer_state_bytes"]
