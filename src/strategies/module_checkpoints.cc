@@ -1,6 +1,7 @@
 // Checkpoint sets from module structure: block boundaries and contractions.
 #include "strategies/module_checkpoints.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -28,17 +29,14 @@ std::vector<int32_t> BlockSegments(const Graph& graph, const std::vector<bool>& 
   std::vector<int32_t> segment(graph.size(), -1);
   for (int32_t v : graph.forward_nodes()) {
     if (keep[v]) continue;
-    const auto [it, added] =
-        index.emplace(graph.node(v).block, static_cast<int32_t>(index.size()));
-    segment[v] = it->second;
+    segment[v] =
+        index.emplace(graph.node(v).block, static_cast<int32_t>(index.size())).first->second;
   }
   return segment;
 }
 
 size_t CountKept(const std::vector<bool>& keep) {
-  size_t kept = 0;
-  for (bool k : keep) kept += k ? 1 : 0;
-  return kept;
+  return static_cast<size_t>(std::count(keep.begin(), keep.end(), true));
 }
 
 }  // namespace
@@ -52,7 +50,7 @@ std::vector<bool> BlockCheckpoints(const Graph& graph) {
       continue;
     }
     for (int32_t w : graph.succs(v)) {
-      // A backward node of the same block reads v when the block is recomputed, not across.
+      // Backward readers do not count: only a forward (or loss) reader outside the block.
       if (graph.node(w).kind != NodeKind::kBackward && graph.node(w).block != block) {
         keep[v] = true;
         break;
