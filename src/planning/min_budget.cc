@@ -37,6 +37,9 @@ bool WorthTrying(int64_t columns, double seconds) {
   return seconds >= 0.5 && LpFitsTime(columns, 10 * seconds);
 }
 
+// The share of the time limit the pending-set bound may deepen for.
+constexpr double kPendingSetShare = 0.25;
+
 // The largest graph on which the hold-nothing schedule (n^2 recomputations) is tried.
 constexpr int32_t kHoldNothingMaxNodes = 3000;
 
@@ -45,32 +48,6 @@ bool Close(int64_t lo, int64_t hi) {
 }
 
 }  // namespace
-
-int64_t LastInputPeakLowerBound(const Graph& graph) {
-  int64_t bound = MinimumPeakLowerBound(graph);
-  std::vector<int32_t> seen(static_cast<size_t>(graph.size()), -1);  // last (v, u) pair counted
-  int32_t mark = 0;
-  for (int32_t v = 0; v < graph.size(); ++v) {
-    const std::vector<int32_t>& inputs = graph.preds(v);
-    if (inputs.empty()) continue;
-    int64_t least = std::numeric_limits<int64_t>::max();
-    for (const int32_t u : inputs) {
-      // Distinct values live while u is computed: v's inputs, u's inputs (u among the former).
-      ++mark;
-      int64_t live = graph.node(u).workspace_bytes;
-      auto count = [&](int32_t value) {
-        if (seen[static_cast<size_t>(value)] == mark) return;
-        seen[static_cast<size_t>(value)] = mark;
-        live += graph.node(value).bytes;
-      };
-      for (const int32_t w : inputs) count(w);
-      for (const int32_t w : graph.preds(u)) count(w);
-      least = std::min(least, live);
-    }
-    bound = std::max(bound, least);
-  }
-  return bound;
-}
 
 double MinBudget::gap() const {
   if (peak_bytes <= 0) return 0;
@@ -90,6 +67,18 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     result.lower_bound_bytes = last_input;
     result.bound_source = "a node's inputs while the last of them is computed";
   }
+  std::vector<std::string> notes;
+  // 0. The pending-set game, deepened while a share of the time lasts.
+  {
+    const PendingSetBound game = PendingSetPeakLowerBound(
+        graph, {.time_limit_s = kPendingSetShare * options.time_limit_s});
+    if (game.bytes > result.lower_bound_bytes) {
+      result.lower_bound_bytes = game.bytes;
+      result.bound_source = fmt::format("pending sets, {} steps deep", game.depth + (game.timed_out ? 1 : 0));
+    }
+    notes.push_back(fmt::format("pending-set bound {} steps deep{} ({:.1f} s)", game.depth,
+                                game.timed_out ? ", stopped at its time" : "", elapsed()));
+  }
   // Every schedule counts by its own peak; among equal peaks the cheaper is kept.
   result.schedule = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
   result.found_by = "no rematerialization";
@@ -101,7 +90,6 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     }
   };
   auto best_peak = [&] { return result.schedule.peak_bytes; };
-  std::vector<std::string> notes;
   // The other extreme: nothing held from one stage to the next, every stage recomputing what
   // it needs (quadratic work, so only on graphs where that stays cheap).
   if (graph.size() <= kHoldNothingMaxNodes) {

@@ -9,6 +9,7 @@
 
 #include "core/evaluated_schedule.h"
 #include "core/graph.h"
+#include "planning/peak_lower_bounds.h"
 
 namespace remat {
 
@@ -30,13 +31,6 @@ struct MinBudget {
   // (peak - lower bound) / peak: 0 when the least peak is proven.
   double gap() const;
 };
-
-// A lower bound on every schedule's peak, at least MinimumPeakLowerBound: when a node v runs,
-// its inputs are live; consider the input u computed last before that (its final computation
-// before v): every other input of v was computed earlier and is kept until v, so it is live
-// while u is computed, beside u's own inputs, u and u's workspace. The least such set over
-// the inputs u of v bounds the peak (docs/solvers.md, "The smallest budget", has the proof).
-int64_t LastInputPeakLowerBound(const Graph& graph);
 
 // Searches low-peak schedules three ways within the time limit: eviction and local-search
 // bisected over budgets (every schedule counts by its own peak, fitting or not), then the
