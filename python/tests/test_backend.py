@@ -127,3 +127,57 @@ def test_ctrl_c_inside_torchs_tracing_stays_a_keyboard_interrupt(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         compiled(torch.randn(2, 4)).sum().backward()
     torch._dynamo.reset()
+
+
+def _meta_plan(model, loss_fn, inputs, path):
+    """Plans ``model``'s step on the meta device (nothing allocated) and saves the schedule."""
+    torch._dynamo.reset()
+    planner = remat.torch.backend(budget="50%", strategy="local-search", time_limit_s=10,
+                                  compiler="aot_eager")
+    compiled = torch.compile(copy.deepcopy(model).to("meta"), backend=planner, dynamic=False)
+    loss_fn(compiled(inputs[0].to("meta")), *[x.to("meta") for x in inputs[1:]]).backward()
+    assert len(planner.plans) == 1
+    planner.plans[0].save_schedule(str(path))
+    return planner.plans[0].plan
+
+
+def test_a_plan_made_on_the_meta_device_runs_from_its_schedule_file(tmp_path):
+    model, loss_fn, inputs = networks.mlp(batch=64, width=32, depth=6)
+    path = tmp_path / "mlp.schedule.json"
+    planned = _meta_plan(model, loss_fn, inputs, path)
+    assert planned.recomputations > 0
+
+    torch._dynamo.reset()
+    reference = copy.deepcopy(model)
+    expected = step(reference, loss_fn, inputs)
+    runner = remat.torch.backend(budget="50%", compiler="aot_eager", schedule=str(path))
+    loss = step(torch.compile(model, backend=runner, dynamic=False), loss_fn, inputs)
+    plan = runner.plan
+    # The file's schedule, not a new plan: the same strategy, peak and recomputations.
+    assert plan.status == "loaded" and plan.strategy == planned.strategy
+    assert (plan.predicted_peak_bytes, plan.recomputations, plan.cost) == \
+        (planned.predicted_peak_bytes, planned.recomputations, planned.cost)
+    assert torch.equal(loss, expected)
+    for (n, p), q in zip(model.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), n
+
+
+def test_a_schedule_file_made_for_another_graph_is_refused_with_its_path(tmp_path):
+    model, loss_fn, inputs = networks.mlp(batch=64, width=32, depth=6)
+    path = tmp_path / "mlp6.schedule.json"
+    _meta_plan(model, loss_fn, inputs, path)
+    torch._dynamo.reset()
+    other, loss_fn, inputs = networks.mlp(batch=64, width=32, depth=4)
+    runner = remat.torch.backend(budget="50%", compiler="aot_eager", schedule=[str(path)])
+    compiled = torch.compile(other, backend=runner, dynamic=False)
+    # torch.compile wraps a backend's error; wrap() hands remat's own back.
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed) as failure:
+        step(compiled, loss_fn, inputs)
+    assert isinstance(failure.value.inner_exception, remat.InputError)
+    assert "mlp6.schedule.json: no schedule there was made" in str(failure.value.inner_exception)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{\"schema\": ")
+    with pytest.raises(remat.InputError, match="broken.json"):
+        remat.torch.backend(budget="50%", schedule=str(broken))
+    with pytest.raises(remat.UsageError, match="schedule must be"):
+        remat.torch.backend(budget="50%", schedule=3)

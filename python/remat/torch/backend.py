@@ -142,7 +142,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
             unknown_ops: str = "error", flops_per_byte: float = 1.0,
             workspace: bool = True, inductor_config: Optional[dict] = None,
-            strict: bool = False) -> RematBackend:
+            strict: bool = False, schedule: Optional[Any] = None) -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
@@ -152,8 +152,11 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
     Compile with ``dynamic=False``: remat plans one schedule per input shape. A region with no
     schedule within its budget runs the least-peak schedule found, with a
-    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead). Raises
-    UsageError at once for a bad option.
+    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
+    ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
+    (``RegionPlan.save_schedule``): each region follows the file made for its graph instead of
+    being planned, and InputError names the files when none was. Raises UsageError at once for
+    a bad option.
     """
     if compiler not in COMPILERS:
         raise UsageError(f"compiler must be one of {', '.join(COMPILERS)}, got {compiler!r}")
@@ -170,5 +173,5 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace, strict=strict)
+                               workspace=workspace, strict=strict, schedule=schedule)
     return RematBackend(settings, compiler, inductor_config)

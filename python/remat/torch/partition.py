@@ -228,6 +228,10 @@ def _copy_mutated_inputs_for_backward(graph: fx.Graph, emitted: dict[str, set],
             reader.replace_input_with(p, copy)
 
 
+# Plan statuses that remat's Python layer gives, not a solver: a schedule file records none.
+_NOT_SOLVER_VERDICTS = ("heuristic", "reference", "least-peak", "loaded")
+
+
 @dataclass
 class RegionPlan:
     """What remat planned for one compiled region: the schedule's figures, re-simulated."""
@@ -249,6 +253,16 @@ class RegionPlan:
     @property
     def within_budget(self) -> bool:
         return self.plan.predicted_peak_bytes <= self.plan.budget_bytes
+
+    def save_schedule(self, path: str) -> None:
+        """Writes the region's schedule file (docs/formats.md), with its graph, strategy and
+        budget: ``backend(schedule=path)`` or ``wrap(schedule=path)`` then runs it without
+        planning, for the same graph (e.g. traced on the meta device, run on the GPU)."""
+        status = self.plan.status
+        _core.save_schedule(self.graph, self.schedule, self.plan.strategy,
+                            self.plan.budget_bytes, path,
+                            solver_status="" if status in _NOT_SOLVER_VERDICTS else status,
+                            lower_bound_cost=self.plan.lower_bound)
 
 
 @dataclass

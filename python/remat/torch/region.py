@@ -4,6 +4,7 @@ of a joint graph through the planning layer (``remat.plan``)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from typing import Any, Callable, Optional, Union
 import torch
 
 from remat import _core, planning
-from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
+from remat.errors import BudgetWarning, InfeasibleBudgetError, InputError, UsageError
 from remat.planning import _size_text
 from remat.torch.costs import check_cost_options, node_flops
 from remat.torch.joint import JointGraph
@@ -48,6 +49,9 @@ class RegionSettings:
     flops_per_byte: float
     workspace: bool = True  # count kernel workspace (CPU convolutions) in the peak
     strict: bool = False    # raise when a region has no schedule within its budget
+    # Saved schedule files (path, loaded document): a region whose graph one of them was made
+    # for follows it instead of being planned.
+    schedules: tuple = ()
 
 
 def optimizer_state_bytes(optimizer: Any) -> int:
@@ -88,8 +92,8 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                     strategy: str, time_limit_s: float, threads: int, seed: int,
                     lower_bound: bool, gap: float, unknown_ops: str,
                     flops_per_byte: float, workspace: bool = True,
-                    strict: bool = False) -> RegionSettings:
-    """Checks every option before anything is traced."""
+                    strict: bool = False, schedule: Any = None) -> RegionSettings:
+    """Checks every option before anything is traced; loads the schedule files."""
     if (memory is None) == (budget is None):
         raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
                          "budget)")
@@ -112,7 +116,19 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                           time_limit_s=limit, threads=threads, seed=seed,
                           lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
                           flops_per_byte=float(flops_per_byte), workspace=bool(workspace),
-                          strict=bool(strict))
+                          strict=bool(strict), schedules=_load_schedules(schedule))
+
+
+def _load_schedules(schedule: Any) -> tuple:
+    """``schedule=``: None, one schedule file's path, or a list of them (one per region)."""
+    if schedule is None:
+        return ()
+    paths = [schedule] if isinstance(schedule, (str, os.PathLike)) else schedule
+    if not isinstance(paths, (list, tuple)) or not paths or \
+            not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise UsageError("schedule must be a schedule file's path or a list of them, got "
+                         f"{schedule!r}")
+    return tuple((os.fspath(p), _core.load_schedule(os.fspath(p))) for p in paths)
 
 
 @dataclass(frozen=True)
@@ -179,6 +195,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return RegionSchedule(plan, graph, schedule, note, reference_name,
                               reference_sim.peak_bytes, kept_bytes(graph, schedule, joint))
 
+    if settings.schedules:
+        return _loaded_region(settings, joint, graph, budget_bytes, no_room, plan_of, region)
     if saved is not None and reference_sim.peak_bytes <= budget_bytes and \
             _recomputes_once_only(joint, graph, reference, reference_name) is None:
         # The budget holds what plain torch.compile runs: the region runs that.
@@ -230,6 +248,42 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
     return region(plan, schedule, note)
+
+
+def _loaded_region(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
+                   budget_bytes: int, no_room: Optional[InfeasibleBudgetError],
+                   plan_of: Callable, region: Callable) -> RegionSchedule:
+    """The region's plan from the schedule file made for its graph (same fingerprint: costs,
+    bytes, kinds and edges), re-simulated here; over the budget it warns (strict: raises)."""
+    paths = ", ".join(path for path, _ in settings.schedules)
+    matching = [(path, document) for path, document in settings.schedules
+                if document.graph.fingerprint == graph.fingerprint]
+    if not matching:
+        raise InputError(
+            f"schedule={paths}: no schedule there was made for this region's graph "
+            f"({len(graph)} nodes, fingerprint {graph.fingerprint}; the files' graphs: "
+            + ", ".join(f"{len(d.graph)} nodes, {d.graph.fingerprint}"
+                        for _, d in settings.schedules)
+            + "); a schedule is reused only for the same graph (same model, shapes, dtypes "
+            "and compiler=): plan again without schedule=")
+    path, document = matching[0]
+    failure = _recomputes_once_only(joint, graph, document.schedule, "the loaded schedule")
+    if failure is not None:
+        raise InputError(f"{path}: {failure}")
+    strategy = document.strategy or "loaded"
+    if no_room is None and _core.simulate(graph, document.schedule).peak_bytes <= budget_bytes:
+        return region(plan_of(document.schedule, "loaded", None, strategy=strategy),
+                      document.schedule)
+    plan = plan_of(document.schedule, "loaded", None, budget=None, strategy=strategy)
+    plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
+    note = (f"the schedule loaded from {path} peaks at "
+            f"{_core.format_bytes(plan.predicted_peak_bytes)}, over the activation budget "
+            f"{_core.format_bytes(budget_bytes)}"
+            + (f" ({no_room})" if no_room is not None else ""))
+    if settings.strict:
+        raise InfeasibleBudgetError(note)
+    warnings.warn(note + "; pass strict=True to raise instead", BudgetWarning, stacklevel=3)
+    return region(plan, document.schedule, note)
 
 
 def kept_bytes(graph: _core.Graph, schedule: _core.Schedule, joint: JointGraph) -> int:

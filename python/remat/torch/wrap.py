@@ -105,7 +105,7 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3, unknown_ops: str = "error",
          flops_per_byte: float = 1.0, workspace: bool = True,
-         strict: bool = False) -> PlannedModule:
+         strict: bool = False, schedule: Optional[Any] = None) -> PlannedModule:
     """Returns ``model`` planned by remat, to train with ``loss.backward()`` as usual.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -116,9 +116,11 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     ``PlannedModule.plan_now``); otherwise at the first call of each input signature.
 
     A graph with no schedule within the budget runs the least-peak schedule found, with a
-    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead). Raises
-    UsageError at once for a bad option; CaptureError or UnknownOpError when a signature is
-    planned.
+    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
+    ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
+    (``RegionPlan.save_schedule``) for the graphs they were made for. Raises UsageError at once
+    for a bad option; CaptureError or UnknownOpError when a signature is planned, InputError
+    when no schedule file was made for its graph.
     """
     if not isinstance(model, torch.nn.Module):
         raise UsageError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -126,7 +128,7 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace, strict=strict)
+                               workspace=workspace, strict=strict, schedule=schedule)
     planned = PlannedModule(model, settings)
     if example_inputs is not None:
         planned.plan_now(example_inputs)
