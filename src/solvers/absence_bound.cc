@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <vector>
 
@@ -32,10 +33,80 @@ struct CoveringModel {
 // Covering rows stop (and the bound weakens, staying valid) past this many terms.
 constexpr int64_t kMaxCoveringTerms = 500'000;
 
+// The input through which a value is coupled (Lemma 4 of docs/solvers.md): an input p whose
+// bytes cover all of its consumers' together (a multi-output node and its members, say), so
+// that holding p in place of an absent consumer never saves memory. The costliest such input,
+// or -1.
+std::vector<int32_t> CouplingInputs(const Graph& graph) {
+  const int32_t n = graph.size();
+  std::vector<bool> covers(static_cast<size_t>(n), false);
+  for (int32_t p = 0; p < n; ++p) {
+    int64_t consumers_bytes = 0;
+    for (const int32_t w : graph.succs(p)) consumers_bytes += graph.node(w).bytes;
+    covers[static_cast<size_t>(p)] =
+        graph.node(p).cost > 0 && !graph.succs(p).empty() && graph.node(p).bytes >= consumers_bytes;
+  }
+  std::vector<int32_t> coupling(static_cast<size_t>(n), -1);
+  for (int32_t u = 0; u < n; ++u) {
+    for (const int32_t p : graph.preds(u)) {
+      if (!covers[static_cast<size_t>(p)]) continue;
+      int32_t& best = coupling[static_cast<size_t>(u)];
+      if (best < 0 || graph.node(p).cost > graph.node(best).cost) best = p;
+    }
+  }
+  return coupling;
+}
+
+// The re-evaluations of coupling inputs (Lemma 4): for an input p, its consumers' consumers
+// after p's last consumer, sorted, cut the stages after it into intervals, one binary each
+// ("p is evaluated again in this interval"), created when a coupled column first needs it.
+class Reevaluations {
+ public:
+  Reevaluations(const Graph& graph, double cost_scale) : graph_(graph), cost_scale_(cost_scale) {}
+
+  // The columns of p's intervals within (from, to], both consumers' positions at or after
+  // p's last consumer.
+  std::vector<int32_t> Within(LinearModel& lp, int32_t p, int32_t from, int32_t to) {
+    auto [it, fresh] = ends_.try_emplace(p);
+    if (fresh) {
+      for (const int32_t w : graph_.succs(p)) {
+        for (const int32_t c : graph_.succs(w)) {
+          if (c > graph_.last_consumer(p)) it->second.push_back(c);
+        }
+      }
+      std::sort(it->second.begin(), it->second.end());
+      it->second.erase(std::unique(it->second.begin(), it->second.end()), it->second.end());
+      columns_[p].assign(it->second.size(), -1);
+    }
+    const std::vector<int32_t>& ends = it->second;
+    std::vector<int32_t>& columns = columns_[p];
+    std::vector<int32_t> within;
+    for (auto e = std::upper_bound(ends.begin(), ends.end(), from);
+         e != ends.end() && *e <= to; ++e) {
+      int32_t& c = columns[static_cast<size_t>(e - ends.begin())];
+      if (c < 0) {
+        c = lp.AddColumn({.lower = 0, .upper = 1, .objective = graph_.node(p).cost / cost_scale_,
+                          .integer = true});
+      }
+      within.push_back(c);
+    }
+    return within;
+  }
+
+ private:
+  const Graph& graph_;
+  double cost_scale_;
+  std::map<int32_t, std::vector<int32_t>> ends_;     // p -> its interval ends, sorted
+  std::map<int32_t, std::vector<int32_t>> columns_;  // p -> a column per interval, or -1
+};
+
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
-                            std::chrono::steady_clock::time_point deadline) {
+                            std::chrono::steady_clock::time_point deadline, bool couple_inputs) {
   const int32_t n = graph.size();
   CoveringModel model;
+  const std::vector<int32_t> coupling =
+      couple_inputs ? CouplingInputs(graph) : std::vector<int32_t>(static_cast<size_t>(n), -1);
+  Reevaluations reevaluations(graph, cost_scale);
   // column[e] for the interval that ends at the e-th consumer of u (succs(u)[e]), created on
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
@@ -86,6 +157,18 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
           c = model.lp.AddColumn({.lower = 0, .upper = 1,
                                   .objective = graph.node(u).cost / cost_scale,
                                   .integer = true});
+          // Lemma 4: when the coupling input p is dead before this interval starts, the
+          // column means "u and p absent together somewhere in it", and p is evaluated again
+          // within it: a <= the sum of p's re-evaluation binaries inside the interval.
+          const int32_t p = coupling[static_cast<size_t>(u)];
+          const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
+          if (p >= 0 && from >= graph.last_consumer(p)) {
+            std::vector<Term> link = {{c, 1.0}};
+            for (const int32_t r : reevaluations.Within(model.lp, p, from, succs[static_cast<size_t>(e)])) {
+              link.push_back({r, -1.0});
+            }
+            model.lp.AddRow(-kInfinity, std::move(link), 0.0);
+          }
         }
         terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
       }
@@ -115,7 +198,8 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
   const CoveringModel model = BuildCovering(
       graph, budget_bytes, cost_scale,
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(options.time_limit_s / 2)));
+                  std::chrono::duration<double>(options.time_limit_s / 2)),
+      options.couple_inputs);
   auto finish = [&] {
     bound.solve_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

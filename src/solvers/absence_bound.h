@@ -19,6 +19,9 @@ struct AbsenceBoundOptions {
   // Stop as soon as the bound reaches this cost (graph units): the caller needs no tighter one,
   // say to prove a schedule it holds within a gap target (BoundNeededFor).
   double target_cost = std::numeric_limits<double>::infinity();
+  // Lemma 4 of docs/solvers.md: an absent value whose covering input is dead charges that
+  // input's re-evaluation too. False gives the plain covering problem (for comparison).
+  bool couple_inputs = true;
 };
 
 struct AbsenceBound {
