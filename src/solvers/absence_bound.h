@@ -25,8 +25,8 @@ struct AbsenceBoundOptions {
 };
 
 struct AbsenceBound {
-  // kOptimal: the covering problem was solved; kFeasible: stopped early, `cost` is its proven
-  // dual bound (still valid); kInfeasible: no schedule fits (a node and its inputs alone exceed
+  // kOptimal: the covering problem was solved; kFeasible: stopped early, `cost` is the larger of
+  // its LP relaxation's optimum and CBC's proven dual bound (still valid); kInfeasible: no schedule fits (a node and its inputs alone exceed
   // the budget); kError: no bound (cost = the sum of node costs, which is always valid).
   SolveStatus status = SolveStatus::kError;
   double cost = 0;          // graph units: a lower bound on every schedule's cost

@@ -51,7 +51,7 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
   if (absence.status == SolveStatus::kInfeasible) return infeasible("absence-gap", absence.message);
   if (absence.status == SolveStatus::kOptimal || absence.status == SolveStatus::kFeasible) {
     absence_note = fmt::format("absence-gap {:.6g} ({}{} cols x {} rows, {:.2f} s)", absence.cost,
-                               absence.status == SolveStatus::kFeasible ? "CBC's bound at its limit, " : "",
+                               absence.status == SolveStatus::kFeasible ? "stopped early: the LP relaxation's or CBC's bound, " : "",
                                absence.columns, absence.rows, absence.solve_time_s);
     if (absence.cost > best.cost) {
       best.cost = absence.cost;
