@@ -178,7 +178,8 @@ int64_t LastInputPeakLowerBound(const Graph& graph) {
   return bound;
 }
 
-PendingSetBound PendingSetPeakLowerBound(const Graph& graph, const PendingSetBoundOptions& options) {
+PendingSetBound PendingSetPeakLowerBound(const Graph& graph,
+                                         const PendingSetBoundOptions& options) {
   PendingSetBound result{.bytes = MinimumPeakLowerBound(graph)};
   PendingSetGame game(graph, options.time_limit_s);
   // The inputs of every node are pending when it runs; the most promising starts go first, so

@@ -29,6 +29,7 @@ struct CoveringModel {
   bool infeasible = false;
   int32_t stage = -1;         // the stage that proves infeasibility
   int32_t truncated_at = -1;  // rows from this stage on were left out (time or size)
+  int64_t terms = 0;          // nonzeros of the covering rows
 };
 
 // CBC stops after this many seconds without progress: the LP relaxation, solved first, holds
@@ -173,7 +174,8 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
           const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
           if (p >= 0 && from >= graph.last_consumer(p)) {
             std::vector<Term> link = {{c, 1.0}};
-            for (const int32_t r : reevaluations.Within(model.lp, p, from, succs[static_cast<size_t>(e)])) {
+            const int32_t to = succs[static_cast<size_t>(e)];
+            for (const int32_t r : reevaluations.Within(model.lp, p, from, to)) {
               link.push_back({r, -1.0});
             }
             model.lp.AddRow(-kInfinity, std::move(link), 0.0);
@@ -182,6 +184,7 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
       }
       terms_total += static_cast<int64_t>(terms.size());
+      model.terms = terms_total;
       model.lp.AddRow(static_cast<double>(held - capacity), std::move(terms), kInfinity);
     }
     if (graph.last_consumer(t) > t) {
@@ -237,41 +240,51 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
   // without a bound.
   double extra = -1;  // in the covering's units; < 0 while nothing is proven
   const SolverOutput relaxed =
-      SolveLpWithClp(model.lp, {.time_limit_s = std::max(0.1, (options.time_limit_s - elapsed()) / 2),
-                                .verbose = options.verbose});
+      SolveLpWithClp(model.lp,
+                     {.time_limit_s = std::max(0.1, (options.time_limit_s - elapsed()) / 2),
+                      .verbose = options.verbose});
   if (relaxed.status == SolveStatus::kOptimal && std::isfinite(relaxed.objective)) {
     extra = std::max(0.0, relaxed.objective - kLpTolerancePerColumn * model.lp.num_columns());
   }
-  // CBC's process is stopped at the end of the time left (its own limit, which it checks only
-  // in some phases, comes a little earlier), so the bound keeps its limit.
-  const double left_s = std::max(0.5, options.time_limit_s - elapsed());
-  const SolverOutput out = SolveMipWithCbc(
-      model.lp, {},
-      {.time_limit_s = 0.9 * left_s,
-       .hard_deadline_s = left_s,
-       .threads = options.threads,
-       .relative_gap = 1e-6,
-       .verbose = options.verbose,
-       // In the covering's units: the inverse of the conversion below.
-       .stop_at_bound = (options.target_cost - bound.cost) / ((1 - kRelativeSafety) * cost_scale),
-       .patience_s = kCoveringPatienceS});
-  if (!out.message.empty()) {
-    bound.message += (bound.message.empty() ? "" : "; ") + out.message;
-  }
-  // Every row is satisfiable (dropping all the values it names sheds `held` >= its demand), so
-  // only the dual bound matters: CBC's proven bound, or the optimum itself when it has none.
-  if (std::isfinite(out.bound)) {
-    extra = std::max(extra, std::isfinite(out.objective) ? std::min(out.bound, out.objective)
-                                                         : out.bound);
-  } else if (out.status == SolveStatus::kOptimal && std::isfinite(out.objective)) {
-    extra = std::max(extra, out.objective);
+  bool solved = false;  // CBC proved the covering's optimum
+  if (model.terms > options.max_cbc_terms) {
+    bound.message += (bound.message.empty() ? "" : "; ") +
+                     fmt::format("the LP relaxation only ({} nonzeros: CBC skipped)", model.terms);
+  } else {
+    // CBC's process is stopped at the end of the time left (its own limit, which it checks
+    // only in some phases, comes a little earlier), so the bound keeps its limit.
+    const double left_s = std::max(0.5, options.time_limit_s - elapsed());
+    const SolverOutput out = SolveMipWithCbc(
+        model.lp, {},
+        {.time_limit_s = 0.9 * left_s,
+         .hard_deadline_s = left_s,
+         .threads = options.threads,
+         .relative_gap = 1e-6,
+         .verbose = options.verbose,
+         // In the covering's units: the inverse of the conversion below.
+         .stop_at_bound =
+             (options.target_cost - bound.cost) / ((1 - kRelativeSafety) * cost_scale),
+         .patience_s = kCoveringPatienceS});
+    solved = out.status == SolveStatus::kOptimal;
+    if (!out.message.empty()) {
+      bound.message += (bound.message.empty() ? "" : "; ") + out.message;
+    }
+    // Every row is satisfiable (dropping all the values it names sheds `held` >= its demand),
+    // so only the dual bound matters: CBC's proven bound, or the optimum itself when it has
+    // none.
+    if (std::isfinite(out.bound)) {
+      extra = std::max(extra, std::isfinite(out.objective) ? std::min(out.bound, out.objective)
+                                                           : out.bound);
+    } else if (out.status == SolveStatus::kOptimal && std::isfinite(out.objective)) {
+      extra = std::max(extra, out.objective);
+    }
   }
   if (extra < 0) {
     bound.status = SolveStatus::kError;
     if (bound.message.empty()) bound.message = "neither CLP nor CBC returned a bound";
     return finish();
   }
-  bound.status = out.status == SolveStatus::kOptimal ? SolveStatus::kOptimal : SolveStatus::kFeasible;
+  bound.status = solved ? SolveStatus::kOptimal : SolveStatus::kFeasible;
   extra = std::max(0.0, extra) * (1 - kRelativeSafety) * cost_scale;
   bound.cost += extra;
   return finish();

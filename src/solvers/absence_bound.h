@@ -22,6 +22,9 @@ struct AbsenceBoundOptions {
   // Lemma 4 of docs/solvers.md: an absent value whose covering input is dead charges that
   // input's re-evaluation too. False gives the plain covering problem (for comparison).
   bool couple_inputs = true;
+  // CBC runs after the LP relaxation only on coverings of at most this many nonzeros (its
+  // memory grows with them: about 200 MB at 400,000); above, the LP relaxation is the bound.
+  int64_t max_cbc_terms = 100'000;
 };
 
 struct AbsenceBound {
