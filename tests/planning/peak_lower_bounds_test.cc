@@ -64,11 +64,11 @@ TEST(PeakLowerBoundsTest, DepthOneIsTheLastInputBoundAndDeeperIsNeverLower) {
   }
 }
 
-// On tiny random graphs the game never exceeds the least peak of all schedules (brute force),
-// and it says more than the last-input bound somewhere.
+// On 40 tiny random graphs the game never exceeds the least peak of all schedules (brute
+// force), says more than the last-input bound somewhere and meets the least peak on most.
 TEST(PeakLowerBoundsTest, NeverAboveTheLeastPeakOnTinyGraphs) {
   int32_t tighter = 0, exact = 0;
-  for (uint32_t seed = 0; seed < 60; ++seed) {
+  for (uint32_t seed = 0; seed < 40; ++seed) {
     const Graph g = seed % 4 == 0 ? testing::RandomTrainingGraph(seed, 2)
                                   : testing::RandomUnlabeledDag(seed, 6, 0.35 + 0.05 * (seed % 5));
     SCOPED_TRACE(::testing::Message() << g.name() << " seed " << seed);
@@ -81,7 +81,7 @@ TEST(PeakLowerBoundsTest, NeverAboveTheLeastPeakOnTinyGraphs) {
     if (game.bytes == least) ++exact;
   }
   EXPECT_GT(tighter, 0);
-  EXPECT_GT(exact, 30);
+  EXPECT_GT(exact, 20);
 }
 
 // On random layered DAGs too large for brute force, the bound stays below the peak of every
