@@ -74,7 +74,9 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
         graph, {.time_limit_s = kPendingSetShare * options.time_limit_s});
     if (game.bytes > result.lower_bound_bytes) {
       result.lower_bound_bytes = game.bytes;
-      result.bound_source = fmt::format("pending sets, {} steps deep", game.depth + (game.timed_out ? 1 : 0));
+      // A search stopped at its time may have proved more one step deeper.
+      result.bound_source =
+          fmt::format("pending sets, {} steps deep", game.depth + (game.timed_out ? 1 : 0));
     }
     notes.push_back(fmt::format("pending-set bound {} steps deep{} ({:.1f} s)", game.depth,
                                 game.timed_out ? ", stopped at its time" : "", elapsed()));

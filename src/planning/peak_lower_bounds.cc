@@ -185,7 +185,6 @@ PendingSetBound PendingSetPeakLowerBound(const Graph& graph,
   // The inputs of every node are pending when it runs; the most promising starts go first, so
   // that the bound rises early and cuts the other searches.
   struct Start {
-    int32_t node;
     ValueSet inputs;
     int64_t inputs_bytes;
     int64_t value;  // the best lower bound proven from this start so far
@@ -196,7 +195,7 @@ PendingSetBound PendingSetPeakLowerBound(const Graph& graph,
     ValueSet inputs = graph.preds(v);
     std::sort(inputs.begin(), inputs.end());
     const int64_t bytes = game.Bytes(inputs);
-    starts.push_back({v, std::move(inputs), bytes, bytes});
+    starts.push_back({std::move(inputs), bytes, bytes});
   }
   for (int32_t depth = 1; depth <= options.max_depth; ++depth) {
     std::stable_sort(starts.begin(), starts.end(),

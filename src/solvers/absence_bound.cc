@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <numeric>
 #include <vector>
 
@@ -72,24 +71,24 @@ std::vector<int32_t> CouplingInputs(const Graph& graph) {
 // ("p is evaluated again in this interval"), created when a coupled column first needs it.
 class Reevaluations {
  public:
-  Reevaluations(const Graph& graph, double cost_scale) : graph_(graph), cost_scale_(cost_scale) {}
+  Reevaluations(const Graph& graph, double cost_scale)
+      : graph_(graph), cost_scale_(cost_scale), ends_(graph.size()), columns_(graph.size()) {}
 
   // The columns of p's intervals within (from, to], both consumers' positions at or after
   // p's last consumer.
   std::vector<int32_t> Within(LinearModel& lp, int32_t p, int32_t from, int32_t to) {
-    auto [it, fresh] = ends_.try_emplace(p);
-    if (fresh) {
+    std::vector<int32_t>& ends = ends_[static_cast<size_t>(p)];
+    std::vector<int32_t>& columns = columns_[static_cast<size_t>(p)];
+    if (columns.empty()) {  // p's intervals, cut the first time a column needs them
       for (const int32_t w : graph_.succs(p)) {
         for (const int32_t c : graph_.succs(w)) {
-          if (c > graph_.last_consumer(p)) it->second.push_back(c);
+          if (c > graph_.last_consumer(p)) ends.push_back(c);
         }
       }
-      std::sort(it->second.begin(), it->second.end());
-      it->second.erase(std::unique(it->second.begin(), it->second.end()), it->second.end());
-      columns_[p].assign(it->second.size(), -1);
+      std::sort(ends.begin(), ends.end());
+      ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+      columns.assign(ends.size(), -1);
     }
-    const std::vector<int32_t>& ends = it->second;
-    std::vector<int32_t>& columns = columns_[p];
     std::vector<int32_t> within;
     for (auto e = std::upper_bound(ends.begin(), ends.end(), from);
          e != ends.end() && *e <= to; ++e) {
@@ -106,8 +105,8 @@ class Reevaluations {
  private:
   const Graph& graph_;
   double cost_scale_;
-  std::map<int32_t, std::vector<int32_t>> ends_;     // p -> its interval ends, sorted
-  std::map<int32_t, std::vector<int32_t>> columns_;  // p -> a column per interval, or -1
+  std::vector<std::vector<int32_t>> ends_;     // per input p: its interval ends, sorted
+  std::vector<std::vector<int32_t>> columns_;  // per input p: a column per interval, or -1
 };
 
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
@@ -128,7 +127,6 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
   std::vector<int32_t> open;
   std::vector<std::vector<int32_t>> expires(n);  // expires[t]: values whose last consumer is t
   int64_t open_bytes = 0;
-  int64_t terms_total = 0;
   for (int32_t t = 0; t < n; ++t) {
     // Live while t first runs: its output, its workspace and its inputs (docs/design.md §3).
     int64_t fixed = graph.node(t).bytes + graph.node(t).workspace_bytes;
@@ -145,7 +143,7 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
       if (graph.last_consumer(p) > t) held -= graph.node(p).bytes;  // an input, not held
     }
     if (held > capacity && model.truncated_at < 0 &&
-        (terms_total + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
+        (model.terms + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
          (model.lp.num_rows() % 64 == 0 &&
           (std::chrono::steady_clock::now() > deadline || CancelRequested())))) {
       // Past the size cap or the deadline (read every 64 rows) no more rows are built: rows
@@ -183,8 +181,7 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         }
         terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
       }
-      terms_total += static_cast<int64_t>(terms.size());
-      model.terms = terms_total;
+      model.terms += static_cast<int64_t>(terms.size());
       model.lp.AddRow(static_cast<double>(held - capacity), std::move(terms), kInfinity);
     }
     if (graph.last_consumer(t) > t) {

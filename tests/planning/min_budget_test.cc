@@ -16,12 +16,6 @@
 namespace remat {
 namespace {
 
-int64_t LeastPeakOfAllSchedules(const Graph& g) {
-  int64_t least = std::numeric_limits<int64_t>::max();
-  for (const auto& [peak, cost] : testing::AllSchedules(g)) least = std::min(least, peak);
-  return least;
-}
-
 // v reads a (4 B) and b (4 B); a reads x (8 B), b reads y (8 B). Whichever of a and b is
 // computed last, the other is live beside it and its 8-byte input: 16 B, the least peak (x, a,
 // y, b, v freeing x before y). A node and its inputs alone say 12 B.
@@ -32,7 +26,7 @@ TEST(MinBudgetTest, HandCheckedLastInputBound) {
   const Graph g(nodes, {{0, 1}, {2, 3}, {1, 4}, {3, 4}});
   EXPECT_EQ(MinimumPeakLowerBound(g), 12);
   EXPECT_EQ(LastInputPeakLowerBound(g), 16);
-  EXPECT_EQ(LeastPeakOfAllSchedules(g), 16);
+  EXPECT_EQ(testing::LeastPeak(testing::AllSchedules(g)), 16);
   const MinBudget m = FindMinimumBudget(g, {.time_limit_s = 5});
   EXPECT_EQ(m.peak_bytes, 16);
   EXPECT_EQ(m.lower_bound_bytes, 16);
@@ -48,7 +42,7 @@ TEST(MinBudgetTest, BoundsAreValidAndTheScheduleIsRealOnTinyGraphs) {
     const Graph g = seed % 4 == 0 ? testing::RandomTrainingGraph(seed, 2)
                                   : testing::RandomUnlabeledDag(seed, 6, 0.6);
     SCOPED_TRACE(::testing::Message() << g.name() << " seed " << seed);
-    const int64_t least = LeastPeakOfAllSchedules(g);
+    const int64_t least = testing::LeastPeak(testing::AllSchedules(g));
     const int64_t last_input = LastInputPeakLowerBound(g);
     EXPECT_LE(MinimumPeakLowerBound(g), last_input);
     EXPECT_LE(last_input, least);

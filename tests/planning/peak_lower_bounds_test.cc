@@ -20,12 +20,6 @@
 namespace remat {
 namespace {
 
-int64_t LeastPeakOfAllSchedules(const Graph& g) {
-  int64_t least = std::numeric_limits<int64_t>::max();
-  for (const auto& [peak, cost] : testing::AllSchedules(g)) least = std::min(least, peak);
-  return least;
-}
-
 // v reads a and b (1 B each); a <- a1 <- a2 and b <- b1 <- b2, with a1, b1 1 B and a2, b2 10 B.
 // Whichever branch runs second, its 10-byte source and its 1-byte middle are live beside the
 // first branch's result: 1 + 10 + 1 = 12 B (a2, a1, a, b2, b1, b, v, freeing as it goes).
@@ -72,7 +66,7 @@ TEST(PeakLowerBoundsTest, NeverAboveTheLeastPeakOnTinyGraphs) {
     const Graph g = seed % 4 == 0 ? testing::RandomTrainingGraph(seed, 2)
                                   : testing::RandomUnlabeledDag(seed, 6, 0.35 + 0.05 * (seed % 5));
     SCOPED_TRACE(::testing::Message() << g.name() << " seed " << seed);
-    const int64_t least = LeastPeakOfAllSchedules(g);
+    const int64_t least = testing::LeastPeak(testing::AllSchedules(g));
     const PendingSetBound game = PendingSetPeakLowerBound(g);
     EXPECT_FALSE(game.timed_out);
     EXPECT_LE(LastInputPeakLowerBound(g), game.bytes);

@@ -2,6 +2,7 @@
 // a tiny graph (R follows from S by the rule of docs/design.md §3, which is optimal for a fixed S).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -30,6 +31,13 @@ inline std::vector<std::pair<int64_t, double>> AllSchedules(const Graph& g) {
     outcomes.emplace_back(sim.peak_bytes, sim.cost);
   }
   return outcomes;
+}
+
+// The least peak among all S (of AllSchedules' outcomes).
+inline int64_t LeastPeak(const std::vector<std::pair<int64_t, double>>& outcomes) {
+  int64_t least = std::numeric_limits<int64_t>::max();
+  for (const auto& [peak, cost] : outcomes) least = std::min(least, peak);
+  return least;
 }
 
 // The cheapest cost with peak <= budget, or +infinity.
