@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace remat {
@@ -31,6 +32,10 @@ class StageMatrix {
   void Set(int32_t row, int32_t col, bool value = true) { SetRun(col, row, row, value); }
   // Sets (or clears) rows first..last of `col`; nothing when last < first.
   void SetRun(int32_t col, int32_t first, int32_t last, bool value = true);
+
+  // Replaces the runs of `col`; `runs` must be sorted, disjoint and never adjacent (as Runs()
+  // returns them).
+  void SetColumn(int32_t col, std::vector<StageRun> runs) { columns_[col] = std::move(runs); }
 
   // The last row before `before` set in `col`, or -1: O(log runs).
   int32_t LastBefore(int32_t col, int32_t before) const;

@@ -1,19 +1,22 @@
 // Hill climbing over S. A recomputation of v in stage t whose previous presence is stage t0 is
 // replaced by holding v through stages t0+1..t ("add a hold"); if that overflows a stage, the
 // cheapest hold live through that stage may be given up in exchange ("swap"). Each candidate is
-// rebuilt with the R-from-S rule and simulated; only fitting, cheaper schedules are kept.
+// priced stage by stage (IncrementalSchedule: only the stages a move reaches are recomputed);
+// only fitting, cheaper schedules are kept, and each one kept is rebuilt with the R-from-S rule
+// and simulated.
 #include "strategies/local_search.h"
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/cancellation.h"
-#include "core/recompute.h"
 #include "core/simulator.h"
+#include "strategies/incremental_schedule.h"
 
 namespace remat {
 namespace {
@@ -41,11 +44,11 @@ std::vector<Gap> Recomputations(const Schedule& s) {
 class Search {
  public:
   Search(const Graph& graph, int64_t budget_bytes, StrategyResult start, double time_limit_s)
-      : g_(graph), budget_(budget_bytes), best_(std::move(start)),
+      : g_(graph), budget_(budget_bytes), best_(std::move(start)), state_(g_, best_.schedule.S),
         deadline_(std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double>(time_limit_s))) {
-    sim_ = Simulate(g_, best_.schedule);
+    stage_peak_bytes_ = Simulate(g_, best_.schedule).stage_peak_bytes;
   }
 
   StrategyResult Run() {
@@ -81,15 +84,14 @@ class Search {
     int32_t worst = -1;
     int64_t overflow = 0;
     for (int32_t k = gap.from + 1; k < gap.to; ++k) {
-      const int64_t over = sim_.stage_peak_bytes[k] + bytes - budget_;
+      const int64_t over = stage_peak_bytes_[k] + bytes - budget_;
       if (over > overflow) {
         overflow = over;
         worst = k;
       }
     }
-    StageMatrix S = best_.schedule.S;
-    S.SetRun(gap.value, gap.from + 1, gap.to);
-    if (worst < 0 && Accept(S)) {
+    const HoldEdit hold{.value = gap.value, .first = gap.from + 1, .last = gap.to, .hold = true};
+    if (worst < 0 && Accept({hold})) {
       ++holds_;
       return true;
     }
@@ -104,11 +106,11 @@ class Search {
     std::sort(victims.begin(), victims.end());
     if (victims.size() > 4) victims.resize(4);
     for (const auto& [cost, w] : victims) {
-      StageMatrix trial = S;
       // The run of holds through `worst` (w is held there: it came from S's row).
-      const StageRun run = *trial.RunAt(worst, w);
-      trial.SetRun(w, std::max(w + 1, run.first), run.last, false);
-      if (Accept(trial)) {
+      const StageRun run = *best_.schedule.S.RunAt(worst, w);
+      const HoldEdit release{
+          .value = w, .first = std::max(w + 1, run.first), .last = run.last, .hold = false};
+      if (Accept({hold, release})) {
         ++swaps_;
         return true;
       }
@@ -116,22 +118,27 @@ class Search {
     return false;
   }
 
-  bool Accept(StageMatrix S) {
-    Schedule schedule = ScheduleFromCheckpoints(g_, std::move(S));
-    SimulationResult sim = Simulate(g_, schedule);
-    if (sim.peak_bytes > budget_ || sim.cost >= best_.cost) return false;
-    best_.schedule = std::move(schedule);
-    best_.cost = sim.cost;
-    best_.peak_bytes = sim.peak_bytes;
-    sim_ = std::move(sim);
+  // Keeps the move when it fits and saves more than rounding (the stage sums are added in
+  // another order than the simulator's).
+  bool Accept(std::initializer_list<HoldEdit> edits) {
+    const IncrementalSchedule::Outcome outcome = state_.Evaluate(edits);
+    if (outcome.peak_bytes > budget_ || best_.cost - outcome.cost <= 1e-9 * best_.cost) {
+      return false;
+    }
+    state_.Commit();
+    best_.schedule = state_.Verify();
+    best_.cost = state_.cost();
+    best_.peak_bytes = state_.peak_bytes();
+    stage_peak_bytes_ = state_.stage_peak_bytes();
     return true;
   }
 
   const Graph& g_;
   const int64_t budget_;
   StrategyResult best_;
+  IncrementalSchedule state_;  // best_'s S, its R rebuilt from S
   std::chrono::steady_clock::time_point deadline_;
-  SimulationResult sim_;
+  std::vector<int64_t> stage_peak_bytes_;  // best_'s, by the simulator
   int32_t holds_ = 0;
   int32_t swaps_ = 0;
 };
