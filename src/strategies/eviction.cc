@@ -1,4 +1,4 @@
-// Eviction over the simulator's stage peaks. A value's "uses" are the stages that must see it
+// Eviction over the stage peaks. A value's "uses" are the stages that must see it
 // present: its own, its readers', and those where an evicted consumer is recomputed from it.
 // Evicting u across stage k empties S for u between the last use before k and the first use
 // after it (b); R-from-S then recomputes u at b. Every input of u is made to be held into b,
@@ -18,6 +18,7 @@
 #include "core/recompute.h"
 #include "core/simulator.h"
 #include "strategies/checkpoints.h"
+#include "strategies/incremental_schedule.h"
 
 namespace remat {
 namespace {
@@ -35,19 +36,11 @@ struct Candidate {
   std::vector<int32_t> recomputed;  // inputs recomputed at `to` with the value
 };
 
-// Every value kept until its last use, planned and simulated: where every pass starts (made
+// Every value kept until its last use, priced stage by stage: where every pass starts (made
 // once for all passes: on a 200,001-node chain it costs as much as a few evictions).
-struct Start {
-  Schedule schedule;
-  Plan plan;
-  SimulationResult sim;
-};
-
-Start KeepEverything(const Graph& graph) {
-  Schedule schedule = ScheduleKeeping(graph, std::vector<bool>(graph.size(), true));
-  Plan plan = BuildPlan(graph, schedule);
-  SimulationResult sim = Simulate(graph, plan);
-  return {std::move(schedule), std::move(plan), std::move(sim)};
+IncrementalSchedule KeepEverything(const Graph& graph, int64_t budget_bytes) {
+  return IncrementalSchedule(
+      graph, ScheduleKeeping(graph, std::vector<bool>(graph.size(), true)).S, budget_bytes);
 }
 
 class EvictionPass {
@@ -63,65 +56,59 @@ class EvictionPass {
     }
   }
 
-  // Returns the final schedule and the number of evictions.
-  std::pair<Schedule, int32_t> Run(const Start& start) {
-    Schedule schedule = start.schedule;
-    Plan plan = start.plan;
-    SimulationResult sim = start.sim;
-    int64_t excess = Excess(sim);
+  // Returns the final schedule and the number of evictions. Candidates are priced stage by
+  // stage (IncrementalSchedule); the final schedule is rebuilt and simulated, and must agree.
+  std::pair<Schedule, int32_t> Run(IncrementalSchedule state) {
+    int64_t excess = Excess(state.peak_bytes(), state.excess_bytes());
     int32_t evictions = 0;
-    int64_t best_peak = sim.peak_bytes;
+    int64_t best_peak = state.peak_bytes();
     int32_t stalled = 0;  // evictions since the peak last fell
     while (excess > 0 && !TimeUp() && stalled < kMaxStalled) {
-      // Each candidate is simulated; the one that removes the most overflow per unit of added
+      // Each candidate is priced; the one that removes the most overflow per unit of added
       // cost wins (the rule's score only ranks them). The peak allocation comes first; when
       // nothing there helps, all its candidates, then the peaks of other overflowing stages.
       struct Trial {
-        Schedule schedule;
-        Plan plan;
-        SimulationResult sim;
+        std::vector<HoldEdit> edits;
         int64_t excess;
         double ratio;
         Candidate candidate;
       };
       std::optional<Trial> best;
-      for (size_t at : PeakAllocations(plan, sim)) {
-        std::vector<Candidate> candidates = Candidates(schedule, plan, at);
+      for (int32_t k : PeakStages(state)) {
+        const IncrementalSchedule::AllocationPeak peak = state.PeakAllocation(k);
+        std::vector<Candidate> candidates = Candidates(state, k, peak);
         std::stable_sort(candidates.begin(), candidates.end(),
                          [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
         for (size_t c = 0; c < std::min(candidates.size(), kMaxTrials); ++c) {
           if (best && c >= kTrials) break;
           if (TimeUp()) break;
-          Schedule trial = ScheduleFromCheckpoints(g_, Modified(schedule, candidates[c]));
-          Plan trial_plan = BuildPlan(g_, trial);
-          SimulationResult trial_sim = Simulate(g_, trial_plan);
-          const int64_t trial_excess = Excess(trial_sim);
+          std::vector<HoldEdit> edits = Edits(state, candidates[c]);
+          const IncrementalSchedule::Outcome trial = state.Evaluate(edits);
+          const int64_t trial_excess = Excess(trial.peak_bytes, trial.excess_bytes);
           // Progress: a lower peak, or the same peak with less overflow elsewhere.
-          if (trial_sim.peak_bytes > sim.peak_bytes ||
-              (trial_sim.peak_bytes == sim.peak_bytes && trial_excess >= excess)) {
+          if (trial.peak_bytes > state.peak_bytes() ||
+              (trial.peak_bytes == state.peak_bytes() && trial_excess >= excess)) {
             continue;
           }
-          const double ratio = std::max(0.0, trial_sim.cost - sim.cost) /
+          const double ratio = std::max(0.0, trial.cost - state.cost()) /
                                static_cast<double>(std::max<int64_t>(
-                                   sim.peak_bytes - trial_sim.peak_bytes, excess - trial_excess));
+                                   state.peak_bytes() - trial.peak_bytes, excess - trial_excess));
           if (!best || ratio < best->ratio) {
-            best = Trial{std::move(trial), std::move(trial_plan), std::move(trial_sim),
-                         trial_excess, ratio, candidates[c]};
+            best = Trial{std::move(edits), trial_excess, ratio, candidates[c]};
           }
         }
         if (best) break;
       }
       if (!best) break;  // nothing live at the peak can go without making things worse
+      state.Evaluate(best->edits);
+      state.Commit();
       Commit(best->candidate);
-      schedule = std::move(best->schedule);
-      plan = std::move(best->plan);
-      sim = std::move(best->sim);
       excess = best->excess;
       ++evictions;
-      stalled = sim.peak_bytes < best_peak ? 0 : stalled + 1;
-      best_peak = std::min(best_peak, sim.peak_bytes);
+      stalled = state.peak_bytes() < best_peak ? 0 : stalled + 1;
+      best_peak = std::min(best_peak, state.peak_bytes());
     }
-    return {std::move(schedule), evictions};
+    return {state.Verify(), evictions};
   }
 
  private:
@@ -134,50 +121,35 @@ class EvictionPass {
 
   bool TimeUp() const { return Clock::now() >= deadline_ || CancelRequested(); }
 
-  // The first allocation reaching each overflowing stage's peak, fullest stage first.
-  std::vector<size_t> PeakAllocations(const Plan& plan, const SimulationResult& sim) const {
-    std::vector<int64_t> stage_max(n_, -1);
-    std::vector<size_t> stage_at(n_, 0);
-    for (size_t op = 0; op < plan.size(); ++op) {
-      if (plan[op].kind != OpKind::kAllocate) continue;
-      const int32_t k = plan[op].stage;
-      if (sim.live_bytes_after_op[op] > stage_max[k]) {
-        stage_max[k] = sim.live_bytes_after_op[op];
-        stage_at[k] = op;
-      }
-    }
+  // The overflowing stages by their fullest allocation, fullest first (kMaxStages of them).
+  std::vector<int32_t> PeakStages(const IncrementalSchedule& state) const {
     std::vector<int32_t> stages;
     for (int32_t k = 0; k < n_; ++k) {
-      if (stage_max[k] > budget_) stages.push_back(k);
+      if (state.allocation_peak_bytes(k) > budget_) stages.push_back(k);
     }
-    std::stable_sort(stages.begin(), stages.end(),
-                     [&](int32_t a, int32_t b) { return stage_max[a] > stage_max[b]; });
+    std::stable_sort(stages.begin(), stages.end(), [&](int32_t a, int32_t b) {
+      return state.allocation_peak_bytes(a) > state.allocation_peak_bytes(b);
+    });
     if (stages.size() > kMaxStages) stages.resize(kMaxStages);
-    std::vector<size_t> out;
-    for (int32_t k : stages) out.push_back(stage_at[k]);
-    return out;
+    return stages;
   }
 
   // Bytes over the budget, summed over stages (0 when the schedule fits).
-  int64_t Excess(const SimulationResult& sim) const {
-    int64_t excess = 0;
-    for (int64_t peak : sim.stage_peak_bytes) excess += std::max<int64_t>(0, peak - budget_);
-    return std::max<int64_t>(excess, sim.peak_bytes > budget_ ? 1 : 0);
+  int64_t Excess(int64_t peak_bytes, int64_t excess_bytes) const {
+    return std::max<int64_t>(excess_bytes, peak_bytes > budget_ ? 1 : 0);
   }
 
   // At the first allocation that reaches the peak (node i in stage k): values live there only
   // because they are held into stage k+1, their reads in stage k (if any) being over.
-  std::vector<Candidate> Candidates(const Schedule& s, const Plan& plan, size_t at) const {
-    const int32_t k = plan[at].stage, i = plan[at].node;
+  std::vector<Candidate> Candidates(const IncrementalSchedule& s, int32_t k,
+                                    const IncrementalSchedule::AllocationPeak& peak) const {
+    const int32_t i = peak.node;
     std::vector<Candidate> out;
     if (k + 1 >= n_) return out;
     std::vector<char> live(n_, 0);
-    for (size_t op = 0; op <= at; ++op) {
-      if (plan[op].kind == OpKind::kAllocate) live[plan[op].node] = 1;
-      if (plan[op].kind == OpKind::kFree) live[plan[op].node] = 0;
-    }
+    for (int32_t v : peak.live) live[v] = 1;
     std::vector<int32_t> last_read(n_, -1);
-    for (int32_t v : s.R.RowOnes(k)) {
+    for (int32_t v : s.computed()[k]) {
       for (int32_t u : g_.preds(v)) last_read[u] = v;
     }
     // Inputs already planned for the candidate being built: set for each input put in its
@@ -191,10 +163,11 @@ class EvictionPass {
       c.score = Score(c);
       out.push_back(std::move(c));
     };
-    for (int32_t u = 0; u < n_; ++u) {
-      if (u % 4096 == 0 && TimeUp()) break;  // the caller returns what it has
-      if (!live[u] || u == i) continue;
-      if (s.S.Get(k + 1, u) && last_read[u] < i) {
+    for (size_t j = 0; j < peak.live.size(); ++j) {
+      if (j % 4096 == 4095 && TimeUp()) break;  // the caller returns what it has
+      const int32_t u = peak.live[j];
+      if (u == i) continue;
+      if (s.S().Get(k + 1, u) && last_read[u] < i) {
         // Held into k+1 but done in stage k: stop holding it until its next use after k.
         const auto next = uses_[u].upper_bound(k);
         if (next == uses_[u].end()) continue;  // held past its last use: never the case
@@ -205,11 +178,11 @@ class EvictionPass {
         // hold covers the peak: then they are recomputed at `to` too (a few levels deep).
         auto expand = [&](auto&& self, int32_t v, int32_t level) -> void {
           for (int32_t p : g_.preds(v)) {
-            if (s.S.Get(c.to, p) || planned[p]) continue;
+            if (s.S().Get(c.to, p) || planned[p]) continue;
             planned[p] = 1;
-            const int32_t last = LastPresence(s.R, s.S, p, c.to);
+            const int32_t last = LastPresence(s.R(), s.S(), p, c.to);
             const bool covers_peak =
-                !live[p] && (last < k || (last == k && (s.S.Get(k, p) || p < i)));
+                !live[p] && (last < k || (last == k && (s.S().Get(k, p) || p < i)));
             if (covers_peak && level < depth) {
               c.cost += g_.node(p).cost;
               c.recomputed.push_back(p);
@@ -224,7 +197,7 @@ class EvictionPass {
         consider(c);
         if (depth_ == 0) break;
         }
-      } else if (u > i && s.S.Get(k, u) && last_read[u] > i) {
+      } else if (u > i && s.S().Get(k, u) && last_read[u] > i) {
         // Held into stage k only to be read after the peak: recompute it there, at its own
         // position, from inputs held into k (those not live at the peak add their bytes).
         const auto use = uses_[u].lower_bound(k);
@@ -232,7 +205,7 @@ class EvictionPass {
         Candidate c{.value = u, .from = *std::prev(use), .to = k, .freed_bytes = g_.node(u).bytes,
                     .cost = g_.node(u).cost};
         for (int32_t p : g_.preds(u)) {
-          if (s.S.Get(k, p)) continue;
+          if (s.S().Get(k, p)) continue;
           if (!live[p]) c.freed_bytes -= g_.node(p).bytes;
           c.pins.push_back(p);
         }
@@ -261,12 +234,17 @@ class EvictionPass {
     return std::max({p, R.LastBefore(p, before), S.LastBefore(p, before)});
   }
 
-  // S with the eviction applied (uses_ unchanged until Commit).
-  StageMatrix Modified(const Schedule& s, const Candidate& c) const {
-    StageMatrix S = s.S;
-    S.SetRun(c.value, c.from + 1, c.to, false);
-    for (int32_t p : c.pins) S.SetRun(p, LastPresence(s.R, S, p, c.to) + 1, c.to);
-    return S;
+  // The eviction as edits of S: the value released over (from, to], each pin held into `to`
+  // from its last presence (a pin is an input, never the value, so the release leaves its
+  // column as it is).
+  std::vector<HoldEdit> Edits(const IncrementalSchedule& s, const Candidate& c) const {
+    std::vector<HoldEdit> edits = {
+        {.value = c.value, .first = c.from + 1, .last = c.to, .hold = false}};
+    for (int32_t p : c.pins) {
+      edits.push_back({.value = p, .first = LastPresence(s.R(), s.S(), p, c.to) + 1, .last = c.to,
+                       .hold = true});
+    }
+    return edits;
   }
 
   // Every value recomputed at `to`, and every input of one, is present there from now on.
@@ -317,7 +295,7 @@ double SecondsSince(Clock::time_point begin) {
 // `evaluate_s` early, the time an evaluation of this graph takes, which is updated with this
 // one's.
 StrategyResult RunPass(const Graph& graph, int64_t budget_bytes, EvictionScore score,
-                       int32_t depth, double time_limit_s, const Start& start,
+                       int32_t depth, double time_limit_s, const IncrementalSchedule& start,
                        double& evaluate_s) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(
@@ -340,7 +318,7 @@ StrategyResult RunPass(const Graph& graph, int64_t budget_bytes, EvictionScore s
 StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore score,
                          int32_t depth, const EvictionOptions& options) {
   const auto begin = Clock::now();
-  const Start start = KeepEverything(graph);
+  const IncrementalSchedule start = KeepEverything(graph, budget_bytes);
   double evaluate_s = SecondsSince(begin);  // building the start simulates once too
   return RunPass(graph, budget_bytes, score, depth, options.time_limit_s - SecondsSince(begin),
                  start, evaluate_s);
@@ -348,7 +326,7 @@ StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore
 
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
   const auto begin = Clock::now();
-  const Start start = KeepEverything(graph);
+  const IncrementalSchedule start = KeepEverything(graph, budget_bytes);
   double evaluate_s = SecondsSince(begin);  // building the start simulates once too
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -28,8 +29,8 @@ bool InRuns(const std::vector<StageRun>& runs, int32_t row) {
 
 }  // namespace
 
-IncrementalSchedule::IncrementalSchedule(const Graph& graph, StageMatrix S)
-    : g_(graph), S_(std::move(S)) {
+IncrementalSchedule::IncrementalSchedule(const Graph& graph, StageMatrix S, int64_t budget_bytes)
+    : g_(graph), S_(std::move(S)), budget_bytes_(budget_bytes) {
   const int32_t n = g_.size();
   R_ = ScheduleFromCheckpoints(g_, S_).R;
   rows_ = R_.Rows();
@@ -55,13 +56,16 @@ IncrementalSchedule::IncrementalSchedule(const Graph& graph, StageMatrix S)
   read_row_stamp_.assign(n, 0);
   stage_cost_.assign(n, 0);
   stage_peak_bytes_.assign(n, 0);
-  std::vector<int32_t> row;
+  stage_allocation_peak_bytes_.assign(n, 0);
   for (int32_t t = 0; t < n; ++t) {
-    const StageResult stage = SimulateStage(t, held_bytes_[t], row);
+    const StageResult stage = RunStage(t, held_bytes_[t], rows_[t],
+                                       [](int32_t, int64_t) { return true; });
     stage_cost_[t] = stage.cost;
     stage_peak_bytes_[t] = stage.peak_bytes;
+    stage_allocation_peak_bytes_[t] = stage.allocation_peak_bytes;
     cost_ += stage.cost;
     peak_bytes_ = std::max(peak_bytes_, stage.peak_bytes);
+    excess_bytes_ += std::max<int64_t>(0, stage.peak_bytes - budget_bytes_);
   }
 }
 
@@ -78,7 +82,7 @@ void IncrementalSchedule::IndexRuns(int32_t value, int sign) {
 }
 
 bool IncrementalSchedule::HeldBefore(int32_t value, int32_t row) const {
-  if (pending_.valid || pending_.edits.empty()) return S_.Get(row, value);
+  if (!editing_) return S_.Get(row, value);
   for (size_t e = 0; e < pending_.edits.size(); ++e) {
     if (pending_.edits[e].value == value) return InRuns(pending_.old_columns[e], row);
   }
@@ -88,6 +92,7 @@ bool IncrementalSchedule::HeldBefore(int32_t value, int32_t row) const {
 void IncrementalSchedule::RunBoundaries(int32_t row, bool starts,
                                         std::vector<int32_t>& out) const {
   out = starts ? starts_[row] : ends_[row];
+  if (!editing_) return;
   for (size_t e = 0; e < pending_.edits.size(); ++e) {
     const int32_t value = pending_.edits[e].value;
     for (const StageRun& run : pending_.old_columns[e]) {
@@ -99,21 +104,15 @@ void IncrementalSchedule::RunBoundaries(int32_t row, bool starts,
   }
 }
 
-// Stage t as ScheduleFromCheckpoints, BuildPlan and Simulate treat it: the frontier node and the
-// values whose holding starts in t + 1 are computed, with every input that S does not hold;
-// values whose holding ends in t are freed at the start unless the stage reads them, every other
-// value after its last reader in the stage unless S holds it into t + 1.
-IncrementalSchedule::StageResult IncrementalSchedule::SimulateStage(int32_t t,
-                                                                    int64_t held_bytes,
-                                                                    std::vector<int32_t>& row) {
-  const int32_t n = g_.size();
+// Stage t's computations as ScheduleFromCheckpoints makes them: the frontier node and the
+// values whose holding starts in t + 1, with every input that S does not hold.
+void IncrementalSchedule::BuildRow(int32_t t, std::vector<int32_t>& row) {
   const int64_t stamp = ++stamp_;
-  std::vector<int32_t> seeds;
-  if (t + 1 < n) RunBoundaries(t + 1, /*starts=*/true, seeds);
-  seeds.push_back(t);
+  std::vector<int32_t> stack;
+  if (t + 1 < g_.size()) RunBoundaries(t + 1, /*starts=*/true, stack);
+  stack.push_back(t);
   row.clear();
-  std::vector<int32_t>& stack = seeds;  // seeds are consumed as the stack's first entries
-  for (int32_t v : seeds) added_stamp_[v] = -stamp;  // queued, not yet expanded
+  for (int32_t v : stack) added_stamp_[v] = -stamp;  // queued, not yet expanded
   while (!stack.empty()) {
     const int32_t v = stack.back();
     stack.pop_back();
@@ -127,7 +126,17 @@ IncrementalSchedule::StageResult IncrementalSchedule::SimulateStage(int32_t t,
     }
   }
   std::sort(row.begin(), row.end());
+}
 
+// Stage t as BuildPlan and Simulate run it: values whose holding ends in t are freed at the
+// start unless the stage reads them, every other value after its last reader in the stage
+// unless S holds it into t + 1.
+template <typename OnAllocate>
+IncrementalSchedule::StageResult IncrementalSchedule::RunStage(int32_t t, int64_t held_bytes,
+                                                               const std::vector<int32_t>& row,
+                                                               OnAllocate&& on_allocate) {
+  const int32_t n = g_.size();
+  const int64_t stamp = ++stamp_;
   for (int32_t v : row) {
     for (int32_t u : g_.preds(v)) {
       read_stamp_[u] = stamp;
@@ -140,6 +149,7 @@ IncrementalSchedule::StageResult IncrementalSchedule::SimulateStage(int32_t t,
   StageResult stage;
   int64_t live = held_bytes;
   stage.peak_bytes = live;
+  stage.allocation_peak_bytes = std::numeric_limits<int64_t>::min();
   auto free_if_done = [&](int32_t u, int32_t position) {
     if (live_stamp_[u] == -stamp || needed_after(u, position)) return;
     live_stamp_[u] = -stamp;  // freed in this stage
@@ -151,12 +161,42 @@ IncrementalSchedule::StageResult IncrementalSchedule::SimulateStage(int32_t t,
   for (int32_t i : row) {
     const Node& node = g_.node(i);
     live += node.bytes;
+    stage.allocation_peak_bytes = std::max(stage.allocation_peak_bytes, live);
+    if (!on_allocate(i, live)) break;
     stage.peak_bytes = std::max(stage.peak_bytes, live + node.workspace_bytes);
     stage.cost += node.cost;
     for (int32_t u : g_.preds(i)) free_if_done(u, i);
     free_if_done(i, i);
   }
   return stage;
+}
+
+IncrementalSchedule::StageResult IncrementalSchedule::SimulateStage(int32_t t,
+                                                                    int64_t held_bytes,
+                                                                    std::vector<int32_t>& row) {
+  BuildRow(t, row);
+  return RunStage(t, held_bytes, row, [](int32_t, int64_t) { return true; });
+}
+
+IncrementalSchedule::AllocationPeak IncrementalSchedule::PeakAllocation(int32_t t) {
+  AllocationPeak peak;
+  const int64_t target = stage_allocation_peak_bytes_[t];
+  RunStage(t, held_bytes_[t], rows_[t], [&](int32_t node, int64_t live) {
+    if (live < target) return true;
+    peak.node = node;
+    return false;
+  });
+  // What is live then: S's row not freed yet, and the stage's computations so far.
+  const int64_t freed = -stamp_;
+  for (int32_t u : S_.RowOnes(t)) {
+    if (live_stamp_[u] != freed) peak.live.push_back(u);
+  }
+  for (int32_t v : rows_[t]) {
+    if (v > peak.node) break;
+    if (live_stamp_[v] != freed) peak.live.push_back(v);
+  }
+  std::sort(peak.live.begin(), peak.live.end());
+  return peak;
 }
 
 IncrementalSchedule::Outcome IncrementalSchedule::Evaluate(std::span<const HoldEdit> edits) {
@@ -175,6 +215,7 @@ IncrementalSchedule::Outcome IncrementalSchedule::Evaluate(std::span<const HoldE
   for (const HoldEdit& edit : pending_.edits) {
     S_.SetRun(edit.value, edit.first, edit.last, edit.hold);
   }
+  editing_ = true;
 
   // Which stages each edit reaches, and how (the class comment).
   const int64_t stamp = ++stamp_;
@@ -233,19 +274,23 @@ IncrementalSchedule::Outcome IncrementalSchedule::Evaluate(std::span<const HoldE
       pending_.recomputed.push_back(t);
       pending_.recomputed_rows.push_back(std::move(row));
     } else {
-      pending_.results[k] = {.cost = stage_cost_[t],
-                             .peak_bytes = stage_peak_bytes_[t] + shift[k]};
+      pending_.results[k] = {
+          .cost = stage_cost_[t],
+          .peak_bytes = stage_peak_bytes_[t] + shift[k],
+          .allocation_peak_bytes = stage_allocation_peak_bytes_[t] + shift[k]};
     }
   }
   for (int32_t t = 0; t < n; ++t) {
-    outcome.peak_bytes = std::max(outcome.peak_bytes,
-                                  touched_stamp_[t] == stamp
-                                      ? pending_.results[entry_of_stage_[t]].peak_bytes
-                                      : stage_peak_bytes_[t]);
+    const int64_t peak = touched_stamp_[t] == stamp
+                             ? pending_.results[entry_of_stage_[t]].peak_bytes
+                             : stage_peak_bytes_[t];
+    outcome.peak_bytes = std::max(outcome.peak_bytes, peak);
+    outcome.excess_bytes += std::max<int64_t>(0, peak - budget_bytes_);
   }
   for (size_t e = pending_.edits.size(); e-- > 0;) {
     S_.SetColumn(pending_.edits[e].value, pending_.old_columns[e]);
   }
+  editing_ = false;
   pending_.outcome = outcome;
   pending_.valid = true;
   return outcome;
@@ -263,6 +308,7 @@ void IncrementalSchedule::Commit() {
     held_bytes_[t] += pending_.held_delta[k];
     stage_cost_[t] = pending_.results[k].cost;
     stage_peak_bytes_[t] = pending_.results[k].peak_bytes;
+    stage_allocation_peak_bytes_[t] = pending_.results[k].allocation_peak_bytes;
   }
   for (size_t k = 0; k < pending_.recomputed.size(); ++k) {
     const int32_t t = pending_.recomputed[k];
@@ -272,6 +318,7 @@ void IncrementalSchedule::Commit() {
   }
   cost_ = pending_.outcome.cost;
   peak_bytes_ = pending_.outcome.peak_bytes;
+  excess_bytes_ = pending_.outcome.excess_bytes;
   pending_ = Pending{};
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -32,24 +33,39 @@ struct HoldEdit {
 // These are a search's estimates: a caller re-simulates what it keeps (Verify).
 class IncrementalSchedule {
  public:
-  IncrementalSchedule(const Graph& graph, StageMatrix S);
+  // `budget_bytes` only sets what excess_bytes counts.
+  IncrementalSchedule(const Graph& graph, StageMatrix S,
+                      int64_t budget_bytes = std::numeric_limits<int64_t>::max());
 
   double cost() const { return cost_; }
   int64_t peak_bytes() const { return peak_bytes_; }
+  // Bytes over the budget summed over the stages' peaks.
+  int64_t excess_bytes() const { return excess_bytes_; }
   const std::vector<int64_t>& stage_peak_bytes() const { return stage_peak_bytes_; }
   const StageMatrix& S() const { return S_; }
+  const StageMatrix& R() const { return R_; }
   // The nodes each stage computes, in increasing order.
   const std::vector<std::vector<int32_t>>& computed() const { return rows_; }
 
   struct Outcome {
     double cost = 0;
     int64_t peak_bytes = 0;
+    int64_t excess_bytes = 0;
   };
   // The cost and peak after `edits` (at most one per value), applied in order; the schedule
   // stays as it is until Commit.
   Outcome Evaluate(std::span<const HoldEdit> edits);
   // Applies the edits of the last Evaluate.
   void Commit();
+
+  // The most bytes live right after an allocation in stage t (the output of a node, before it
+  // runs; a workspace does not count).
+  int64_t allocation_peak_bytes(int32_t t) const { return stage_allocation_peak_bytes_[t]; }
+  struct AllocationPeak {
+    int32_t node = -1;          // the first allocation of the stage that reaches its peak
+    std::vector<int32_t> live;  // the values live right after it, increasing
+  };
+  AllocationPeak PeakAllocation(int32_t t);
 
   // The schedule, its R rebuilt from S by the rules and simulated; throws InternalError when
   // the stage-by-stage cost or peak disagrees with the simulator's.
@@ -60,14 +76,22 @@ class IncrementalSchedule {
   struct StageResult {
     double cost = 0;
     int64_t peak_bytes = 0;
+    int64_t allocation_peak_bytes = 0;
   };
-  // Whether `value` is held in `row` before the pending edits (or now, when none is pending).
+  // Whether `value` is held in `row` before the edits being evaluated (or now, outside Evaluate).
   bool HeldBefore(int32_t value, int32_t row) const;
   // The values whose run of S starts (ends) in `row`, with the edits applied to S_.
   void RunBoundaries(int32_t row, bool starts, std::vector<int32_t>& out) const;
   // Stage t with the edits applied to S_, which hold `held_bytes` into it: its computations
   // into `row`.
   StageResult SimulateStage(int32_t t, int64_t held_bytes, std::vector<int32_t>& row);
+  // The computations of stage t by the R-from-S rule, increasing.
+  void BuildRow(int32_t t, std::vector<int32_t>& row);
+  // Runs stage t's allocations and frees; `on_allocate(node, live_bytes)` after each allocation
+  // stops the stage when it returns false. Values freed are marked live_stamp_ = -stamp_.
+  template <typename OnAllocate>
+  StageResult RunStage(int32_t t, int64_t held_bytes, const std::vector<int32_t>& row,
+                       OnAllocate&& on_allocate);
   void IndexRuns(int32_t value, int sign);
 
   const Graph& g_;
@@ -79,8 +103,11 @@ class IncrementalSchedule {
   std::vector<int64_t> held_bytes_;           // bytes of S's row t
   std::vector<double> stage_cost_;
   std::vector<int64_t> stage_peak_bytes_;
+  std::vector<int64_t> stage_allocation_peak_bytes_;
+  int64_t budget_bytes_;
   double cost_ = 0;
   int64_t peak_bytes_ = 0;
+  int64_t excess_bytes_ = 0;
 
   // The last Evaluate: its edits, S's columns before them, and the stages it recomputed.
   struct Pending {
@@ -94,6 +121,7 @@ class IncrementalSchedule {
     Outcome outcome;
     bool valid = false;
   } pending_;
+  bool editing_ = false;  // inside Evaluate: S_ holds pending_.edits
 
   // Scratch, by node id: a stamp per stage simulation instead of clearing.
   int64_t stamp_ = 0;

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "core/errors.h"
+#include "core/plan.h"
 #include "core/recompute.h"
 #include "core/simulator.h"
 #include "testing/random_graphs.h"
@@ -16,6 +18,38 @@ namespace {
 
 SimulationResult Rebuilt(const Graph& g, const StageMatrix& S) {
   return Simulate(g, ScheduleFromCheckpoints(g, S));
+}
+
+// The plan's view of each stage's fullest allocation: checks allocation_peak_bytes and
+// PeakAllocation against the operations of the rebuilt schedule.
+void ExpectAllocationPeaks(const Graph& g, IncrementalSchedule& state) {
+  const Plan plan = BuildPlan(g, ScheduleFromCheckpoints(g, state.S()));
+  const SimulationResult sim = Simulate(g, plan);
+  std::vector<int64_t> most(g.size(), -1);
+  std::vector<size_t> first_at(g.size(), 0);
+  for (size_t op = 0; op < plan.size(); ++op) {
+    if (plan[op].kind != OpKind::kAllocate) continue;
+    const int32_t t = plan[op].stage;
+    if (sim.live_bytes_after_op[op] > most[t]) {
+      most[t] = sim.live_bytes_after_op[op];
+      first_at[t] = op;
+    }
+  }
+  for (int32_t t = 0; t < g.size(); ++t) {
+    ASSERT_EQ(state.allocation_peak_bytes(t), most[t]) << "stage " << t;
+    const IncrementalSchedule::AllocationPeak peak = state.PeakAllocation(t);
+    ASSERT_EQ(peak.node, plan[first_at[t]].node) << "stage " << t;
+    std::vector<bool> live(g.size(), false);
+    for (size_t op = 0; op <= first_at[t]; ++op) {
+      if (plan[op].kind == OpKind::kAllocate) live[plan[op].node] = true;
+      if (plan[op].kind == OpKind::kFree) live[plan[op].node] = false;
+    }
+    std::vector<int32_t> expected;
+    for (int32_t v = 0; v < g.size(); ++v) {
+      if (live[v]) expected.push_back(v);
+    }
+    ASSERT_EQ(peak.live, expected) << "stage " << t;
+  }
 }
 
 // A chain a -> b -> c -> d with d also reading a; 4 B each, unit costs, S empty: every stage
@@ -46,7 +80,8 @@ TEST(IncrementalScheduleTest, HoldingAValuePricesOnlyTheStagesItReaches) {
 
 // Random valid S matrices (no value held at or ahead of its frontier) and random moves of one
 // or two columns, committed about half the time: the estimate equals the simulator's every
-// time, and Verify (which throws on any disagreement) passes after each commit.
+// time, and Verify (which throws on any disagreement) passes after each commit; the excess over
+// a budget and each stage's fullest allocation agree with the plan's operations.
 TEST(IncrementalScheduleTest, RandomEditsAgreeWithTheSimulator) {
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     const Graph base = seed % 2 ? testing::RandomTrainingGraph(seed, 6 + seed % 9)
@@ -64,8 +99,12 @@ TEST(IncrementalScheduleTest, RandomEditsAgreeWithTheSimulator) {
         S.SetRun(v, first, uniform(first, n - 1));
       }
     }
-    IncrementalSchedule state(g, S);
+    // A budget between the least and the largest stage peak, for the excess.
+    const SimulationResult first = Rebuilt(g, S);
+    const int64_t budget_bytes = first.peak_bytes * 3 / 4;
+    IncrementalSchedule state(g, S, budget_bytes);
     ASSERT_NO_THROW(state.Verify()) << "seed " << seed;
+    ExpectAllocationPeaks(g, state);
     for (int move = 0; move < 60; ++move) {
       std::vector<HoldEdit> edits;
       const int32_t columns = uniform(1, 2);
@@ -82,12 +121,18 @@ TEST(IncrementalScheduleTest, RandomEditsAgreeWithTheSimulator) {
       const IncrementalSchedule::Outcome outcome = state.Evaluate(edits);
       ASSERT_NEAR(outcome.cost, truth.cost, 1e-9 * truth.cost) << "seed " << seed << " move " << move;
       ASSERT_EQ(outcome.peak_bytes, truth.peak_bytes) << "seed " << seed << " move " << move;
+      int64_t excess_bytes = 0;
+      for (int64_t peak : truth.stage_peak_bytes) {
+        excess_bytes += std::max<int64_t>(0, peak - budget_bytes);
+      }
+      ASSERT_EQ(outcome.excess_bytes, excess_bytes) << "seed " << seed << " move " << move;
       ASSERT_EQ(state.S(), S) << "Evaluate left S changed";
       if (uniform(0, 1) == 1) {
         state.Commit();
         S = edited;
         ASSERT_NO_THROW(state.Verify()) << "seed " << seed << " move " << move;
         ASSERT_EQ(state.S(), S);
+        ExpectAllocationPeaks(g, state);
       }
     }
   }
