@@ -39,6 +39,85 @@ size_t CountKept(const std::vector<bool>& keep) {
   return static_cast<size_t>(std::count(keep.begin(), keep.end(), true));
 }
 
+// The blocks in the order of their first forward node.
+std::vector<std::string> BlocksInOrder(const Graph& graph) {
+  std::vector<std::string> blocks;
+  std::set<std::string> seen;
+  for (int32_t v : graph.forward_nodes()) {
+    const std::string& block = graph.node(v).block;
+    if (!block.empty() && seen.insert(block).second) blocks.push_back(block);
+  }
+  return blocks;
+}
+
+// The first `checkpointed` blocks recomputed whole (one segment each), the rest of the forward
+// pass kept whole or, with `selective_rest`, recomputed selectively: each run of values between
+// kept ones is a segment, recomputed once with its kept inputs held until then.
+Schedule FirstBlocksScheduleOf(const Graph& graph, const std::vector<std::string>& blocks,
+                               size_t checkpointed, bool selective_rest) {
+  const std::set<std::string> whole(blocks.begin(), blocks.begin() + checkpointed);
+  std::vector<bool> keep = selective_rest ? SelectiveCheckpoints(graph)
+                                          : std::vector<bool>(graph.size(), true);
+  if (!whole.empty()) {
+    const std::vector<bool> block_keep = BlockCheckpoints(graph);
+    for (int32_t v : graph.forward_nodes()) {
+      if (whole.count(graph.node(v).block)) keep[v] = block_keep[v];
+    }
+  }
+  std::map<std::string, int32_t> block_segment;
+  std::vector<int32_t> segment(graph.size(), -1);
+  int32_t segments = 0;
+  for (int32_t v : graph.forward_nodes()) {
+    if (keep[v]) continue;
+    const std::string& block = graph.node(v).block;
+    if (whole.count(block)) {
+      const auto [it, added] = block_segment.emplace(block, segments);
+      if (added) ++segments;
+      segment[v] = it->second;
+    } else if (v > 0 && segment[v - 1] >= 0 && graph.node(v - 1).block == block &&
+               !whole.count(block)) {
+      segment[v] = segment[v - 1];  // the run of recomputed values between kept ones goes on
+    } else {
+      segment[v] = segments++;
+    }
+  }
+  return ScheduleKeeping(graph, keep, segment);
+}
+
+// The fewest first blocks to checkpoint for the budget, by bisection over the count.
+StrategyResult FirstBlocks(const Graph& graph, int64_t budget_bytes, const std::string& name,
+                           bool selective_rest) {
+  RequireStructure(graph, name, HasBlocks(graph), "blocks (a node's \"block\")");
+  if (selective_rest) {
+    RequireStructure(graph, name, HasContractions(graph),
+                     "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
+  }
+  const std::vector<std::string> blocks = BlocksInOrder(graph);
+  auto evaluate = [&](size_t checkpointed) {
+    return EvaluateSchedule(
+        graph, name, FirstBlocksScheduleOf(graph, blocks, checkpointed, selective_rest),
+        budget_bytes,
+        fmt::format("first {} of {} blocks recomputed inside, {} in the others", checkpointed,
+                    blocks.size(), selective_rest ? "selective recomputation" : "nothing"));
+  };
+  StrategyResult best = evaluate(blocks.size());
+  if (best.status != FitStatus::kFits) return best;
+  size_t fits = blocks.size(), over = 0;  // the count known to fit; one that may not
+  StrategyResult none = evaluate(0);
+  if (none.status == FitStatus::kFits) return none;
+  while (fits - over > 1) {
+    const size_t middle = over + (fits - over) / 2;
+    StrategyResult result = evaluate(middle);
+    if (result.status == FitStatus::kFits) {
+      fits = middle;
+      best = std::move(result);
+    } else {
+      over = middle;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<bool> BlockCheckpoints(const Graph& graph) {
@@ -87,13 +166,29 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
   const std::string name = "selective";
   RequireStructure(graph, name, HasContractions(graph),
                    "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
-  const std::vector<bool> keep = SelectiveCheckpoints(graph);
-  const size_t kept = CountKept(keep);
-  // Chen's segments (runs of consecutive values between kept ones): the cheap operations
-  // between two contractions are recomputed when backward reaches them, not a block at once.
-  return EvaluateSchedule(graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+  const size_t kept = CountKept(SelectiveCheckpoints(graph));
+  // The cheap operations between two contractions are recomputed when backward reaches them,
+  // not a block at once.
+  return EvaluateSchedule(graph, name, FirstBlocksScheduleOf(graph, {}, 0, true), budget_bytes,
                           fmt::format("{} values kept, {} recomputed", kept,
                                       graph.forward_nodes().size() - kept));
+}
+
+
+Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest) {
+  const std::vector<std::string> blocks = BlocksInOrder(graph);
+  if (checkpointed > blocks.size()) {
+    throw InternalError(fmt::format("{} blocks checkpointed of {}", checkpointed, blocks.size()));
+  }
+  return FirstBlocksScheduleOf(graph, blocks, checkpointed, selective_rest);
+}
+
+StrategyResult CheckpointFirstBlocks(const Graph& graph, int64_t budget_bytes) {
+  return FirstBlocks(graph, budget_bytes, "checkpoint-first-blocks", false);
+}
+
+StrategyResult SelectiveAfterFirstBlocks(const Graph& graph, int64_t budget_bytes) {
+  return FirstBlocks(graph, budget_bytes, "selective-first-blocks", true);
 }
 
 }  // namespace remat

@@ -7,6 +7,7 @@
 
 #include "core/evaluated_schedule.h"
 #include "core/graph.h"
+#include "core/schedule.h"
 
 namespace remat {
 
@@ -26,5 +27,16 @@ std::vector<bool> SelectiveCheckpoints(const Graph& graph);
 // pass, or no blocks (checkpoint-blocks) or no contractions (selective).
 StrategyResult CheckpointBlocks(const Graph& graph, int64_t budget_bytes);
 StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes);
+
+// Checkpointing only the first N blocks in forward order, as Megatron's "block" recompute
+// method does, with the fewest N that fits the budget (found by bisection: one block
+// more checkpointed usually lowers the peak; whatever N is found, its schedule is simulated).
+// In the other blocks `CheckpointFirstBlocks` keeps everything and
+// `SelectiveAfterFirstBlocks` recomputes selectively. When no N fits, the result is N = all
+// blocks (checkpoint-blocks), over the budget. Throw InputError as the baselines above do.
+StrategyResult CheckpointFirstBlocks(const Graph& graph, int64_t budget_bytes);
+// Their schedule for one N (`checkpointed`, at most the number of blocks).
+Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest);
+StrategyResult SelectiveAfterFirstBlocks(const Graph& graph, int64_t budget_bytes);
 
 }  // namespace remat

@@ -47,6 +47,13 @@ const std::vector<StrategySpec>& BaselineStrategies() {
       {"selective",
        "selective recomputation: keep contractions' outputs, recompute the ops between them",
        HasContractionStructure, SelectiveRecompute},
+      {"checkpoint-first-blocks",
+       "checkpoint the first N blocks, keep the others (Megatron's block method), least N that fits",
+       HasBlockStructure, CheckpointFirstBlocks},
+      {"selective-first-blocks",
+       "checkpoint the first N blocks, selective recomputation in the others, least N that fits",
+       [](const Graph& g) { return HasBlockStructure(g) && HasContractionStructure(g); },
+       SelectiveAfterFirstBlocks},
   };
   return specs;
 }

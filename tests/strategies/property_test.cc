@@ -54,8 +54,10 @@ TEST_P(RandomGraphProperty, EveryBaselineGivesAValidSimulatedSchedule) {
     SCOPED_TRACE(spec.name);
     // Every baseline applies but on graphs too short for a block (a contraction).
     if (!spec.applies(g)) {
-      EXPECT_TRUE((spec.name == "checkpoint-blocks" && layers <= 2) ||
-                  (spec.name == "selective" && layers == 1))
+      const bool needs_blocks = spec.name == "checkpoint-blocks" ||
+                                spec.name == "checkpoint-first-blocks" ||
+                                spec.name == "selective-first-blocks";
+      EXPECT_TRUE((needs_blocks && layers <= 2) || (spec.name == "selective" && layers == 1))
           << layers;
       continue;
     }

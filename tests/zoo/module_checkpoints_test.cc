@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -131,6 +133,53 @@ TEST(ModuleCheckpointsTest, SelectiveKeepsContractionsAndWhatCrossesBlocks) {
   const StrategyResult flat_result = SelectiveRecompute(flat, int64_t{1} << 40);
   EXPECT_TRUE(CheckSchedule(flat, flat_result.schedule).empty());
   EXPECT_DOUBLE_EQ(flat_result.cost, flat.total_cost() + 1 + 2 + 8 + 16 + 64 + 128);
+}
+
+// TwoBlocks with the first N of its 2 blocks checkpointed: N = 0 keeps everything (no
+// recomputation) or recomputes selectively (a0 and c0, as `selective`); N = 1 recomputes a0
+// inside b0 and keeps b1 whole or recomputes c0 there; N = 2 is checkpoint-blocks.
+TEST(ModuleCheckpointsTest, FirstBlocksCheckpointedAndTheRestKeptOrSelective) {
+  const Graph graph = TwoBlocks(true);
+  const double total = graph.total_cost();
+  const double expected[2][3] = {{total, total + 2, total + 2 + 16 + 32},
+                                 {total + 2 + 16, total + 2 + 16, total + 2 + 16 + 32}};
+  for (bool selective : {false, true}) {
+    for (size_t n = 0; n <= 2; ++n) {
+      SCOPED_TRACE(::testing::Message() << "selective " << selective << ", N " << n);
+      const Schedule schedule = FirstBlocksSchedule(graph, n, selective);
+      EXPECT_TRUE(CheckSchedule(graph, schedule).empty());
+      EXPECT_DOUBLE_EQ(EvaluateSchedule(graph, "", schedule, 0, "").cost, expected[selective][n]);
+    }
+    EXPECT_THROW(FirstBlocksSchedule(graph, 3, selective), InternalError);
+  }
+  EXPECT_TRUE(FirstBlocksSchedule(graph, 2, false) == CheckpointBlocks(graph, 0).schedule);
+}
+
+// The strategies take the fewest first blocks whose schedule fits: at every budget between
+// the least and the largest peak of N = 0, 1, 2, the smallest fitting N.
+TEST(ModuleCheckpointsTest, FirstBlocksTakesTheFewestThatFit) {
+  const Graph graph = TwoBlocks(true);
+  for (bool selective : {false, true}) {
+    std::vector<int64_t> peaks;
+    for (size_t n = 0; n <= 2; ++n) {
+      peaks.push_back(
+          EvaluateSchedule(graph, "", FirstBlocksSchedule(graph, n, selective), 0, "").peak_bytes);
+    }
+    for (int64_t budget = 0; budget <= peaks[0] + 100; budget += 50) {
+      const StrategyResult result = selective ? SelectiveAfterFirstBlocks(graph, budget)
+                                              : CheckpointFirstBlocks(graph, budget);
+      size_t fewest = 3;
+      for (size_t n = 0; n <= 2 && fewest == 3; ++n) {
+        if (peaks[n] <= budget) fewest = n;
+      }
+      SCOPED_TRACE(::testing::Message() << "selective " << selective << ", budget " << budget);
+      const size_t n = fewest == 3 ? 2 : fewest;  // nothing fits: all blocks, over budget
+      EXPECT_EQ(result.status == FitStatus::kFits, fewest < 3);
+      EXPECT_EQ(result.peak_bytes, peaks[n]);
+      EXPECT_NE(result.parameters.find(fmt::format("first {} of 2 blocks", n)), std::string::npos)
+          << result.parameters;
+    }
+  }
 }
 
 TEST(ModuleCheckpointsTest, GraphsWithoutTheStructureAreRefusedByName) {
