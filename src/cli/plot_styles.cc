@@ -16,9 +16,9 @@ struct NamedLook {
 // Colour-blind-safe colours (Okabe-Ito, Tol and Tableau). A method's two variants share a
 // hue family, open markers for the first and filled for the second; optimal is the thick
 // black line with filled circles, checkpoint-all the grey reference.
-// The first-blocks variants have markers past 15, which some terminals draw as 1 and 2 again:
+// The first-blocks and selective-fit variants have markers past 15, which some terminals draw as 1 and 2 again:
 // their colours tell them apart.
-const std::array<NamedLook, 16> kLooks = {{
+const std::array<NamedLook, 17> kLooks = {{
     {"checkpoint-all", {"#7F7F7F", 6}},
     {"chen-sqrtn-ap", {"#56B4E9", 4}},
     {"chen-sqrtn-linear", {"#0072B2", 5}},
@@ -30,6 +30,7 @@ const std::array<NamedLook, 16> kLooks = {{
     {"selective", {"#117733", 15}},
     {"checkpoint-first-blocks", {"#88CCEE", 16}},
     {"selective-first-blocks", {"#999933", 17}},
+    {"selective-fit", {"#DDCC77", 18}},
     {"evict", {"#8C564B", 2}},
     {"local-search", {"#BCBD22", 3}},
     {"approx", {"#009E73", 12}},

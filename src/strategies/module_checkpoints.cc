@@ -50,20 +50,11 @@ std::vector<std::string> BlocksInOrder(const Graph& graph) {
   return blocks;
 }
 
-// The first `checkpointed` blocks recomputed whole (one segment each), the rest of the forward
-// pass kept whole or, with `selective_rest`, recomputed selectively: each run of values between
-// kept ones is a segment, recomputed once with its kept inputs held until then.
-Schedule FirstBlocksScheduleOf(const Graph& graph, const std::vector<std::string>& blocks,
-                               size_t checkpointed, bool selective_rest) {
-  const std::set<std::string> whole(blocks.begin(), blocks.begin() + checkpointed);
-  std::vector<bool> keep = selective_rest ? SelectiveCheckpoints(graph)
-                                          : std::vector<bool>(graph.size(), true);
-  if (!whole.empty()) {
-    const std::vector<bool> block_keep = BlockCheckpoints(graph);
-    for (int32_t v : graph.forward_nodes()) {
-      if (whole.count(graph.node(v).block)) keep[v] = block_keep[v];
-    }
-  }
+// The schedule keeping `keep`: the non-kept values of a block in `whole` form one segment per
+// block; every other run of consecutive non-kept values of one block (or outside blocks) is a
+// segment. A segment is recomputed once, with its kept inputs held until then.
+Schedule SegmentedSchedule(const Graph& graph, const std::vector<bool>& keep,
+                           const std::set<std::string>& whole) {
   std::map<std::string, int32_t> block_segment;
   std::vector<int32_t> segment(graph.size(), -1);
   int32_t segments = 0;
@@ -84,6 +75,44 @@ Schedule FirstBlocksScheduleOf(const Graph& graph, const std::vector<std::string
   return ScheduleKeeping(graph, keep, segment);
 }
 
+// The first `checkpointed` blocks recomputed whole, the rest of the forward pass kept whole
+// or, with `selective_rest`, recomputed selectively.
+Schedule FirstBlocksScheduleOf(const Graph& graph, const std::vector<std::string>& blocks,
+                               size_t checkpointed, bool selective_rest) {
+  const std::set<std::string> whole(blocks.begin(), blocks.begin() + checkpointed);
+  std::vector<bool> keep = selective_rest ? SelectiveCheckpoints(graph)
+                                          : std::vector<bool>(graph.size(), true);
+  if (!whole.empty()) {
+    const std::vector<bool> block_keep = BlockCheckpoints(graph);
+    for (int32_t v : graph.forward_nodes()) {
+      if (whole.count(graph.node(v).block)) keep[v] = block_keep[v];
+    }
+  }
+  return SegmentedSchedule(graph, keep, whole);
+}
+
+// The smallest count in 0..most whose result fits, by bisection (assuming that a larger count
+// never raises the peak), or the result of `most` when none fits.
+template <typename Evaluate>
+StrategyResult FewestThatFit(size_t most, Evaluate&& evaluate) {
+  StrategyResult best = evaluate(most);
+  if (best.status != FitStatus::kFits) return best;
+  StrategyResult none = evaluate(0);
+  if (none.status == FitStatus::kFits) return none;
+  size_t fits = most, over = 0;  // a count known to fit; one known not to
+  while (fits - over > 1) {
+    const size_t middle = over + (fits - over) / 2;
+    StrategyResult result = evaluate(middle);
+    if (result.status == FitStatus::kFits) {
+      fits = middle;
+      best = std::move(result);
+    } else {
+      over = middle;
+    }
+  }
+  return best;
+}
+
 // The fewest first blocks to checkpoint for the budget, by bisection over the count.
 StrategyResult FirstBlocks(const Graph& graph, int64_t budget_bytes, const std::string& name,
                            bool selective_rest) {
@@ -100,22 +129,7 @@ StrategyResult FirstBlocks(const Graph& graph, int64_t budget_bytes, const std::
         fmt::format("first {} of {} blocks recomputed inside, {} in the others", checkpointed,
                     blocks.size(), selective_rest ? "selective recomputation" : "nothing"));
   };
-  StrategyResult best = evaluate(blocks.size());
-  if (best.status != FitStatus::kFits) return best;
-  size_t fits = blocks.size(), over = 0;  // the count known to fit; one that may not
-  StrategyResult none = evaluate(0);
-  if (none.status == FitStatus::kFits) return none;
-  while (fits - over > 1) {
-    const size_t middle = over + (fits - over) / 2;
-    StrategyResult result = evaluate(middle);
-    if (result.status == FitStatus::kFits) {
-      fits = middle;
-      best = std::move(result);
-    } else {
-      over = middle;
-    }
-  }
-  return best;
+  return FewestThatFit(blocks.size(), evaluate);
 }
 
 }  // namespace
@@ -174,6 +188,43 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
                                       graph.forward_nodes().size() - kept));
 }
 
+
+std::vector<int32_t> ContractionsToDrop(const Graph& graph) {
+  const std::vector<bool> boundary = HasBlocks(graph) ? BlockCheckpoints(graph)
+                                                      : std::vector<bool>(graph.size(), false);
+  std::vector<int32_t> order;
+  for (int32_t v : graph.forward_nodes()) {
+    if (graph.node(v).contraction && !boundary[v] && graph.node(v).bytes > 0) order.push_back(v);
+  }
+  // Cost per byte, compared as cost_a * bytes_b < cost_b * bytes_a; ties by node id.
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return graph.node(a).cost * static_cast<double>(graph.node(b).bytes) <
+           graph.node(b).cost * static_cast<double>(graph.node(a).bytes);
+  });
+  return order;
+}
+
+Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped) {
+  if (dropped > order.size()) {
+    throw InternalError(fmt::format("{} contractions dropped of {}", dropped, order.size()));
+  }
+  std::vector<bool> keep = SelectiveCheckpoints(graph);
+  for (size_t k = 0; k < dropped; ++k) keep[order[k]] = false;
+  return SegmentedSchedule(graph, keep, {});
+}
+
+StrategyResult SelectiveFit(const Graph& graph, int64_t budget_bytes) {
+  const std::string name = "selective-fit";
+  RequireStructure(graph, name, HasContractions(graph),
+                   "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
+  const std::vector<int32_t> order = ContractionsToDrop(graph);
+  return FewestThatFit(order.size(), [&](size_t dropped) {
+    return EvaluateSchedule(graph, name, SelectiveDropping(graph, order, dropped), budget_bytes,
+                            fmt::format("{} of {} contractions' outputs recomputed, the cheapest "
+                                        "per byte",
+                                        dropped, order.size()));
+  });
+}
 
 Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest) {
   const std::vector<std::string> blocks = BlocksInOrder(graph);

@@ -35,6 +35,17 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes);
 // `SelectiveAfterFirstBlocks` recomputes selectively. When no N fits, the result is N = all
 // blocks (checkpoint-blocks), over the budget. Throw InputError as the baselines above do.
 StrategyResult CheckpointFirstBlocks(const Graph& graph, int64_t budget_bytes);
+// Selective recomputation within a budget: the contractions' outputs that `selective` keeps
+// (other than what crosses a block boundary) are dropped in the order of ContractionsToDrop,
+// the fewest that fit (bisection, as above); when none fits, all are dropped.
+StrategyResult SelectiveFit(const Graph& graph, int64_t budget_bytes);
+// The order: the cheapest to recompute per byte held first (cost / bytes), ties by node id, so
+// that in identical blocks one kind of output goes from every block, first block first, before
+// the next kind.
+std::vector<int32_t> ContractionsToDrop(const Graph& graph);
+// `selective` with the first `dropped` values of `order` recomputed.
+Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped);
+
 // Their schedule for one N (`checkpointed`, at most the number of blocks).
 Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest);
 StrategyResult SelectiveAfterFirstBlocks(const Graph& graph, int64_t budget_bytes);

@@ -54,6 +54,10 @@ const std::vector<StrategySpec>& BaselineStrategies() {
        "checkpoint the first N blocks, selective recomputation in the others, least N that fits",
        [](const Graph& g) { return HasBlockStructure(g) && HasContractionStructure(g); },
        SelectiveAfterFirstBlocks},
+      {"selective-fit",
+       "selective recomputation that also recomputes the contractions cheapest per byte, the "
+       "fewest that fit",
+       HasContractionStructure, SelectiveFit},
   };
   return specs;
 }

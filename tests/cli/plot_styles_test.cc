@@ -12,7 +12,7 @@ namespace {
 
 TEST(PlotStylesTest, EveryStrategyOfTheRegistryHasItsOwnColourAndMarker) {
   const std::vector<std::string> names = StrategyNames();
-  ASSERT_EQ(names.size(), 16u);
+  ASSERT_EQ(names.size(), 17u);
   const SeriesLook unknown = StrategyLook("no-such-strategy");
   std::set<std::string> colours;
   std::set<int> markers;

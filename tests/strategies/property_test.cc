@@ -57,7 +57,8 @@ TEST_P(RandomGraphProperty, EveryBaselineGivesAValidSimulatedSchedule) {
       const bool needs_blocks = spec.name == "checkpoint-blocks" ||
                                 spec.name == "checkpoint-first-blocks" ||
                                 spec.name == "selective-first-blocks";
-      EXPECT_TRUE((needs_blocks && layers <= 2) || (spec.name == "selective" && layers == 1))
+      const bool needs_contractions = spec.name == "selective" || spec.name == "selective-fit";
+      EXPECT_TRUE((needs_blocks && layers <= 2) || (needs_contractions && layers == 1))
           << layers;
       continue;
     }

@@ -182,6 +182,42 @@ TEST(ModuleCheckpointsTest, FirstBlocksTakesTheFewestThatFit) {
   }
 }
 
+// TwoBlocks' contractions a1 and c1: a1 crosses into b1 (c1 reads it), so it is kept as a
+// boundary; c1 (cost 32, 100 B) is the one to drop. Dropping it recomputes c1 for its
+// gradient: 32 more than `selective`.
+TEST(ModuleCheckpointsTest, SelectiveFitDropsContractionsCheapestPerByteFirst) {
+  const Graph graph = TwoBlocks(true);
+  const std::vector<int32_t> order = ContractionsToDrop(graph);
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_EQ(graph.node(order[0]).name, "c1");
+  const double selective = SelectiveRecompute(graph, 0).cost;
+  EXPECT_DOUBLE_EQ(EvaluateSchedule(graph, "", SelectiveDropping(graph, order, 1), 0, "").cost,
+                   selective + 32);
+  EXPECT_THROW(SelectiveDropping(graph, order, 2), InternalError);
+  // At the budget of either schedule, the fewest drops that fit.
+  for (size_t dropped : {0u, 1u}) {
+    const int64_t peak =
+        EvaluateSchedule(graph, "", SelectiveDropping(graph, order, dropped), 0, "").peak_bytes;
+    const StrategyResult result = SelectiveFit(graph, peak);
+    EXPECT_EQ(result.status, FitStatus::kFits);
+    EXPECT_LE(result.cost, selective + 32 * dropped);
+  }
+}
+
+// Four contractions in a row with costs 6, 2, 8 and 4 per 2, 1, 8 and 4 bytes (3, 2, 1 and 1
+// per byte): dropped m2 and m3 (equal ratios, by node id), then m1, then m0.
+TEST(ModuleCheckpointsTest, ContractionsToDropByCostPerByte) {
+  ForwardGraph forward{.name = "ratios"};
+  const std::vector<std::pair<double, int64_t>> nodes = {{6, 2}, {2, 1}, {8, 8}, {4, 4}};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    forward.nodes.push_back({.name = fmt::format("m{}", i), .cost = nodes[i].first,
+                             .bytes = nodes[i].second, .contraction = true});
+    if (i > 0) forward.edges.push_back({static_cast<int32_t>(i - 1), static_cast<int32_t>(i)});
+  }
+  const Graph graph = BuildTrainingGraph(forward);
+  EXPECT_EQ(ContractionsToDrop(graph), (std::vector<int32_t>{2, 3, 1, 0}));
+}
+
 TEST(ModuleCheckpointsTest, GraphsWithoutTheStructureAreRefusedByName) {
   const Graph graph = TwoBlocks(false);  // blocks, no contractions
   EXPECT_TRUE(FindBaseline("checkpoint-blocks")->applies(graph));
