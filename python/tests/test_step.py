@@ -32,6 +32,12 @@ HEURISTIC_MISSES = {
     ("mlp", "chen-sqrtn-linear", "50%"),
     ("resnet", "evict", "60%"), ("resnet", "evict", "70%"),
 }
+# The ResNet's convolutions have their workspace measured on the machine (oneDNN's copies
+# depend on the CPU: remat/torch/workspace.py), so its graph, and whether a rounding of the LP
+# fits, differ between machines: approx at 60% fitted on the machine of the stop of
+# 2026-12-03 and misses on an AMD EPYC with AVX-512. There either outcome is the heuristic's
+# own; a schedule found must still run exactly as autograd does.
+MACHINE_DEPENDENT = {("resnet", "approx", "60%")}
 # The ResNet's least peak found is 52.7% of its no-remat peak and its certified bound 47.8%
 # (remat.plan(budget="min"), measured convolution workspace): at 50% there is neither a
 # schedule nor a proof that none exists, so its lower budget is 60%.
@@ -53,7 +59,12 @@ def assert_same_training_step(name, model, loss_fn, inputs, strategy, budget):
             run_remat(model, loss_fn, inputs, strategy, budget)
         return None
     ref_loss, ref_grads, ref_buffers = reference_step(model, loss_fn, inputs, SEED)
-    step, trained, loss = run_remat(model, loss_fn, inputs, strategy, budget)
+    try:
+        step, trained, loss = run_remat(model, loss_fn, inputs, strategy, budget)
+    except remat.InfeasibleBudgetError as error:
+        if (name, strategy, budget) not in MACHINE_DEPENDENT or "found no schedule" not in str(error):
+            raise
+        return None
     # Bit-exact: the joint graph runs the same aten kernels as eager autograd, in the same
     # order, on the same inputs (recomputations repeat a kernel on identical inputs).
     assert torch.equal(loss, ref_loss), (name, strategy, budget)

@@ -27,7 +27,9 @@ struct CoveringModel {
   LinearModel lp;
   bool infeasible = false;
   int32_t stage = -1;         // the stage that proves infeasibility
-  int32_t truncated_at = -1;  // rows from this stage on were left out (time or size)
+  int32_t truncated_at = -1;  // rows from this stage on were left out (time)
+  int32_t rows_left_out = 0;  // overflowing stages given no row (size)
+  int32_t overflowing = 0;    // stages whose cut overflows
   int64_t terms = 0;          // nonzeros of the covering rows
 };
 
@@ -38,9 +40,6 @@ constexpr double kCoveringPatienceS = 1.0;
 // CLP's optimum is exact up to its dual feasibility tolerance (1e-7) per column, each column a
 // binary in [0, 1]: the LP bound is lowered by this much per column before it is used.
 constexpr double kLpTolerancePerColumn = 1e-7;
-
-// Covering rows stop (and the bound weakens, staying valid) past this many terms.
-constexpr int64_t kMaxCoveringTerms = 500'000;
 
 // The input through which a value is coupled (Lemma 4 of docs/solvers.md): an input p whose
 // bytes cover all of its consumers' together (a multi-output node and its members, say), so
@@ -109,13 +108,69 @@ class Reevaluations {
   std::vector<std::vector<int32_t>> columns_;  // per input p: a column per interval, or -1
 };
 
+// Which stages get a covering row: every stage whose cut overflows when their terms fit
+// `max_terms`, else those that overflow most first (held - capacity, ties by stage), as
+// many as fit. A subset of the rows is a relaxation, so the bound stays valid; the largest
+// overflows are where a schedule must give up most, at the start of backward in a deep
+// network, which rows taken in stage order would reach last.
+std::vector<bool> ChooseRows(const Graph& graph, int64_t budget_bytes, int64_t max_terms) {
+  const int32_t n = graph.size();
+  struct Cut {
+    int64_t deficit;
+    int64_t terms;
+    int32_t stage;
+  };
+  std::vector<Cut> cuts;
+  std::vector<std::vector<int32_t>> expires(n);
+  int64_t open_bytes = 0, open_count = 0, total_terms = 0;
+  for (int32_t t = 0; t < n; ++t) {
+    int64_t fixed = graph.node(t).bytes + graph.node(t).workspace_bytes;
+    for (int32_t p : graph.preds(t)) fixed += graph.node(p).bytes;
+    for (int32_t u : expires[t]) {
+      open_bytes -= graph.node(u).bytes;
+      --open_count;
+    }
+    int64_t held = open_bytes, terms = open_count;
+    for (int32_t p : graph.preds(t)) {
+      if (graph.last_consumer(p) > t) {
+        held -= graph.node(p).bytes;
+        --terms;
+      }
+    }
+    const int64_t capacity = budget_bytes - fixed;
+    if (held > capacity && capacity >= 0) {
+      cuts.push_back({held - capacity, terms, t});
+      total_terms += terms;
+    }
+    if (graph.last_consumer(t) > t) {
+      open_bytes += graph.node(t).bytes;
+      ++open_count;
+      expires[graph.last_consumer(t)].push_back(t);
+    }
+  }
+  std::vector<bool> chosen(static_cast<size_t>(n), false);
+  if (total_terms > max_terms) {
+    std::stable_sort(cuts.begin(), cuts.end(),
+                     [](const Cut& a, const Cut& b) { return a.deficit > b.deficit; });
+  }
+  int64_t terms = 0;
+  for (const Cut& cut : cuts) {
+    if (terms + cut.terms > max_terms) continue;
+    terms += cut.terms;
+    chosen[cut.stage] = true;
+  }
+  return chosen;
+}
+
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
-                            std::chrono::steady_clock::time_point deadline, bool couple_inputs) {
+                            std::chrono::steady_clock::time_point deadline, bool couple_inputs,
+                            int64_t max_row_terms) {
   const int32_t n = graph.size();
   CoveringModel model;
   const std::vector<int32_t> coupling =
       couple_inputs ? CouplingInputs(graph) : std::vector<int32_t>(static_cast<size_t>(n), -1);
   Reevaluations reevaluations(graph, cost_scale);
+  const std::vector<bool> chosen = ChooseRows(graph, budget_bytes, max_row_terms);
   // column[e] for the interval that ends at the e-th consumer of u (succs(u)[e]), created on
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
@@ -142,15 +197,16 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
     for (int32_t p : graph.preds(t)) {
       if (graph.last_consumer(p) > t) held -= graph.node(p).bytes;  // an input, not held
     }
-    if (held > capacity && model.truncated_at < 0 &&
-        (model.terms + static_cast<int64_t>(open.size()) > kMaxCoveringTerms ||
-         (model.lp.num_rows() % 64 == 0 &&
-          (std::chrono::steady_clock::now() > deadline || CancelRequested())))) {
-      // Past the size cap or the deadline (read every 64 rows) no more rows are built: rows
-      // left out only weaken the bound, which stays valid.
+    if (held > capacity) ++model.overflowing;
+    if (held > capacity && !chosen[t]) ++model.rows_left_out;
+    if (held > capacity && chosen[t] && model.truncated_at < 0 &&
+        model.lp.num_rows() % 64 == 0 &&
+        (std::chrono::steady_clock::now() > deadline || CancelRequested())) {
+      // Past the deadline (read every 64 rows) no more rows are built: rows left out only
+      // weaken the bound, which stays valid.
       model.truncated_at = t;
     }
-    if (held > capacity && model.truncated_at < 0) {
+    if (held > capacity && chosen[t] && model.truncated_at < 0) {
       std::erase_if(open, [&](int32_t u) { return graph.last_consumer(u) <= t; });
       std::vector<Term> terms;
       terms.reserve(open.size());
@@ -208,7 +264,7 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
       graph, budget_bytes, cost_scale,
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                   std::chrono::duration<double>(options.time_limit_s / 2)),
-      options.couple_inputs);
+      options.couple_inputs, options.max_row_terms);
   auto finish = [&] {
     bound.solve_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -222,8 +278,14 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
   }
   bound.columns = model.lp.num_columns();
   bound.rows = model.lp.num_rows();
+  if (model.rows_left_out > 0) {
+    bound.message = fmt::format("{} of {} overflowing stages without a row (the smallest "
+                                "overflows: the rows' size)",
+                                model.rows_left_out, model.overflowing);
+  }
   if (model.truncated_at >= 0) {
-    bound.message = fmt::format("rows from stage {} on left out (time or size)", model.truncated_at);
+    bound.message += fmt::format("{}rows from stage {} on left out (time)",
+                                 bound.message.empty() ? "" : "; ", model.truncated_at);
   }
   if (bound.rows == 0) {
     bound.status = SolveStatus::kOptimal;  // no frontier cut overflows: no forced recomputation

@@ -25,6 +25,9 @@ struct AbsenceBoundOptions {
   // CBC runs after the LP relaxation only on coverings of at most this many nonzeros (its
   // memory grows with them: about 200 MB at 400,000); above, the LP relaxation is the bound.
   int64_t max_cbc_terms = 100'000;
+  // The covering's rows hold at most this many terms: when the overflowing cuts hold more,
+  // those that overflow most get rows (docs/solvers.md).
+  int64_t max_row_terms = 500'000;
 };
 
 struct AbsenceBound {

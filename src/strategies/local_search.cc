@@ -98,7 +98,7 @@ class Search {
     if (worst < 0) return false;
     // Swap: give up the run of stages during which a cheaper value is held through `worst`.
     std::vector<std::pair<double, int32_t>> victims;
-    for (int32_t w : best_.schedule.S.RowOnes(worst)) {
+    for (int32_t w : HeldIn(worst)) {
       if (w == gap.value || g_.node(w).bytes < overflow) continue;
       if (g_.node(w).cost >= g_.node(gap.value).cost) continue;
       victims.emplace_back(g_.node(w).cost, w);
@@ -118,6 +118,20 @@ class Search {
     return false;
   }
 
+  // The values S holds into `stage`, listed once per stage until a kept move changes the row
+  // (listing costs time linear in the graph).
+  const std::vector<int32_t>& HeldIn(int32_t stage) {
+    if (held_listed_.empty()) {
+      held_listed_.assign(g_.size(), false);
+      held_.assign(g_.size(), {});
+    }
+    if (!held_listed_[stage]) {
+      held_[stage] = best_.schedule.S.RowOnes(stage);
+      held_listed_[stage] = true;
+    }
+    return held_[stage];
+  }
+
   // Keeps the move when it fits and saves more than rounding (the stage sums are added in
   // another order than the simulator's).
   bool Accept(std::initializer_list<HoldEdit> edits) {
@@ -126,6 +140,11 @@ class Search {
       return false;
     }
     state_.Commit();
+    for (const HoldEdit& edit : edits) {
+      for (int32_t t = edit.first; t <= edit.last && !held_listed_.empty(); ++t) {
+        held_listed_[t] = false;
+      }
+    }
     best_.schedule = state_.Verify();
     best_.cost = state_.cost();
     best_.peak_bytes = state_.peak_bytes();
@@ -139,6 +158,8 @@ class Search {
   IncrementalSchedule state_;  // best_'s S, its R rebuilt from S
   std::chrono::steady_clock::time_point deadline_;
   std::vector<int64_t> stage_peak_bytes_;  // best_'s, by the simulator
+  std::vector<std::vector<int32_t>> held_;  // HeldIn's lists, by stage
+  std::vector<bool> held_listed_;
   int32_t holds_ = 0;
   int32_t swaps_ = 0;
 };
