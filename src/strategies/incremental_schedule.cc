@@ -21,6 +21,25 @@ void Remove(std::vector<int32_t>& values, int32_t value) {
   values.pop_back();
 }
 
+// Membership of non-decreasing rows in a column's runs, walked once from `from`.
+class RunCursor {
+ public:
+  RunCursor(const std::vector<StageRun>& runs, int32_t from)
+      : runs_(runs),
+        at_(static_cast<size_t>(
+            std::lower_bound(runs.begin(), runs.end(), from,
+                             [](const StageRun& run, int32_t r) { return run.last < r; }) -
+            runs.begin())) {}
+  bool Holds(int32_t row) {
+    while (at_ < runs_.size() && runs_[at_].last < row) ++at_;
+    return at_ < runs_.size() && runs_[at_].first <= row;
+  }
+
+ private:
+  const std::vector<StageRun>& runs_;
+  size_t at_;
+};
+
 bool InRuns(const std::vector<StageRun>& runs, int32_t row) {
   const auto it = std::lower_bound(runs.begin(), runs.end(), row,
                                    [](const StageRun& run, int32_t r) { return run.last < r; });
@@ -247,10 +266,13 @@ IncrementalSchedule::Outcome IncrementalSchedule::Evaluate(std::span<const HoldE
     };
     mark(v);
     for (int32_t w : g_.succs(v)) mark(w);
-    for (int32_t t = std::max(0, edit.first - 1); t <= std::min(edit.last, n - 1); ++t) {
-      const bool old_t = HeldBefore(v, t), new_t = S_.Get(t, v);
-      const bool old_next = t + 1 < n && HeldBefore(v, t + 1);
-      const bool new_next = t + 1 < n && S_.Get(t + 1, v);
+    const int32_t from = std::max(0, edit.first - 1);
+    const size_t e = static_cast<size_t>(&edit - pending_.edits.data());
+    RunCursor before(pending_.old_columns[e], from), after(S_.Runs(v), from);
+    for (int32_t t = from; t <= std::min(edit.last, n - 1); ++t) {
+      const bool old_t = before.Holds(t), new_t = after.Holds(t);
+      const bool old_next = t + 1 < n && before.Holds(t + 1);
+      const bool new_next = t + 1 < n && after.Holds(t + 1);
       if (old_t == new_t && old_next == new_next) continue;
       const int32_t k = entry(t);
       const int64_t delta = (static_cast<int64_t>(new_t) - old_t) * bytes;
