@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -204,12 +205,19 @@ std::vector<int32_t> ContractionsToDrop(const Graph& graph) {
   return order;
 }
 
-Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped) {
+Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped,
+                           bool last_block_whole) {
   if (dropped > order.size()) {
     throw InternalError(fmt::format("{} contractions dropped of {}", dropped, order.size()));
   }
   std::vector<bool> keep = SelectiveCheckpoints(graph);
   for (size_t k = 0; k < dropped; ++k) keep[order[k]] = false;
+  if (last_block_whole) {
+    const std::vector<std::string> blocks = BlocksInOrder(graph);
+    for (int32_t v : graph.forward_nodes()) {
+      if (!blocks.empty() && graph.node(v).block == blocks.back()) keep[v] = true;
+    }
+  }
   return SegmentedSchedule(graph, keep, {});
 }
 
@@ -218,12 +226,21 @@ StrategyResult SelectiveFit(const Graph& graph, int64_t budget_bytes) {
   RequireStructure(graph, name, HasContractions(graph),
                    "contractions (a node's \"contraction\": matmuls, convolutions, attention)");
   const std::vector<int32_t> order = ContractionsToDrop(graph);
-  return FewestThatFit(order.size(), [&](size_t dropped) {
-    return EvaluateSchedule(graph, name, SelectiveDropping(graph, order, dropped), budget_bytes,
-                            fmt::format("{} of {} contractions' outputs recomputed, the cheapest "
-                                        "per byte",
-                                        dropped, order.size()));
-  });
+  std::optional<StrategyResult> best;
+  // The last block's backward runs first, when every kept value of the others is live:
+  // recomputing its operations there holds about as much as keeping them, so keeping it whole
+  // often costs no memory (both ways are tried).
+  for (bool last_whole : {false, true}) {
+    if (last_whole && !HasBlocks(graph)) break;
+    StrategyResult result = FewestThatFit(order.size(), [&](size_t dropped) {
+      return EvaluateSchedule(
+          graph, name, SelectiveDropping(graph, order, dropped, last_whole), budget_bytes,
+          fmt::format("{} of {} contractions' outputs recomputed, the cheapest per byte{}",
+                      dropped, order.size(), last_whole ? "; the last block kept whole" : ""));
+    });
+    if (!best || IsBetter(result, *best)) best = std::move(result);
+  }
+  return std::move(*best);
 }
 
 Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest) {

@@ -37,14 +37,18 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes);
 StrategyResult CheckpointFirstBlocks(const Graph& graph, int64_t budget_bytes);
 // Selective recomputation within a budget: the contractions' outputs that `selective` keeps
 // (other than what crosses a block boundary) are dropped in the order of ContractionsToDrop,
-// the fewest that fit (bisection, as above); when none fits, all are dropped.
+// the fewest that fit (bisection, as above); when none fits, all are dropped. In a graph with
+// blocks this is done twice, the second time with the last block kept whole, and the better
+// result is returned.
 StrategyResult SelectiveFit(const Graph& graph, int64_t budget_bytes);
 // The order: the cheapest to recompute per byte held first (cost / bytes), ties by node id, so
 // that in identical blocks one kind of output goes from every block, first block first, before
 // the next kind.
 std::vector<int32_t> ContractionsToDrop(const Graph& graph);
-// `selective` with the first `dropped` values of `order` recomputed.
-Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped);
+// `selective` with the first `dropped` values of `order` recomputed and, with
+// `last_block_whole`, every forward value of the last block (in forward order) kept.
+Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order, size_t dropped,
+                           bool last_block_whole = false);
 
 // Their schedule for one N (`checkpointed`, at most the number of blocks).
 Schedule FirstBlocksSchedule(const Graph& graph, size_t checkpointed, bool selective_rest);

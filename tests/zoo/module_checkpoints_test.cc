@@ -194,6 +194,10 @@ TEST(ModuleCheckpointsTest, SelectiveFitDropsContractionsCheapestPerByteFirst) {
   EXPECT_DOUBLE_EQ(EvaluateSchedule(graph, "", SelectiveDropping(graph, order, 1), 0, "").cost,
                    selective + 32);
   EXPECT_THROW(SelectiveDropping(graph, order, 2), InternalError);
+  // With the last block (b1) kept whole, c0 and c1 are not recomputed: only a0 is (2).
+  EXPECT_DOUBLE_EQ(
+      EvaluateSchedule(graph, "", SelectiveDropping(graph, order, 0, true), 0, "").cost,
+      graph.total_cost() + 2);
   // At the budget of either schedule, the fewest drops that fit.
   for (size_t dropped : {0u, 1u}) {
     const int64_t peak =
