@@ -227,7 +227,8 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
          fixed_bytes: Optional[int] = None, strategies: Strategies = "all",
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3,
-         patience_s: Optional[float] = None) -> PlanReport:
+         patience_s: Optional[float] = None,
+         starts: Sequence[tuple[str, _core.Schedule]] = ()) -> PlanReport:
     """Plans ``graph`` at one budget with each strategy, as ``remat solve`` does.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -238,7 +239,9 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     ``no_schedule``, solver status ``skipped``). ``budget="min"`` first searches the smallest
     budget (at most half the time) and plans at it (``min_budget``). ``gap`` is optimal's gap
     target and ``patience_s`` how long it goes on without improving (None: automatic), as
-    ``--gap`` and ``--patience``. Raises UsageError or InputError.
+    ``--gap`` and ``--patience``. ``starts`` lists known schedules of the graph (name,
+    schedule): the best one within the budget is a start for local-search and optimal, and
+    optimal answers nothing costlier. Raises UsageError or InputError.
     """
     if fixed_bytes is not None and (isinstance(fixed_bytes, bool) or
                                     not isinstance(fixed_bytes, int) or fixed_bytes < 0):
@@ -249,7 +252,7 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     budget_text = "min" if budget == "min" else _size_text(budget, "budget")
     report = _core._plan(graph, budget_text, _size_text(memory, "memory"),
                          fixed_bytes, _strategies(strategies), _limit(time_limit_s), threads,
-                         seed, lower_bound, float(gap), patience)
+                         seed, lower_bound, float(gap), patience, list(starts))
     smallest = report.min_budget
     bound = report.bound
     proven = report.lower_bound

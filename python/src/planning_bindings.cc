@@ -4,16 +4,19 @@
 #include "planning_bindings.h"
 
 #include <cmath>
+#include <fmt/format.h>
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.h"
 #include "core/graph.h"
+#include "core/schedule.h"
 #include "core/training_graph.h"
 #include "interruptible.h"
 #include "planning/budget.h"
@@ -61,7 +64,8 @@ Budget ResolveBudgetFor(const Graph& graph, const std::string& budget, const std
 PlanReport Plan(const Graph& graph, const std::string& budget, const std::string& memory,
                 std::optional<int64_t> fixed_bytes, const std::vector<std::string>& strategies,
                 double time_limit_s, int32_t threads, int32_t seed, bool lower_bound,
-                double gap, double patience_s) {
+                double gap, double patience_s,
+                const std::vector<std::pair<std::string, Schedule>>& starts) {
   if (!(gap >= 0 && gap <= 1)) throw UsageError("gap must be between 0 and 1");
   if (!(patience_s >= 0 && std::isfinite(patience_s))) {
     throw UsageError("patience_s must be a finite number > 0");
@@ -71,8 +75,16 @@ PlanReport Plan(const Graph& graph, const std::string& budget, const std::string
   SolverSettings settings = Settings(time_limit_s, threads, seed);
   settings.relative_gap = gap;
   settings.patience_s = patience_s;
+  for (const auto& [name, schedule] : starts) {
+    const std::vector<std::string> problems = CheckSchedule(graph, schedule, 1);
+    if (!problems.empty()) {
+      throw UsageError(fmt::format("starts: the schedule '{}' is not one of this graph: {}", name,
+                                   problems.front()));
+    }
+  }
   const PlanRequest plan{.strategies = Strategies(strategies, graph), .settings = settings,
-                         .lower_bound = lower_bound, .total_time_limit_s = time_limit_s};
+                         .lower_bound = lower_bound, .total_time_limit_s = time_limit_s,
+                         .starts = starts};
   std::optional<PlanReport> report;
   RunInterruptibly([&] { report = PlanAtBudget(graph, request, plan); });
   return std::move(*report);
@@ -231,7 +243,7 @@ void BindPlanning(py::module_& m) {
   m.def("_plan", &Plan, py::arg("graph"), py::arg("budget"), py::arg("memory"),
         py::arg("fixed_bytes"), py::arg("strategies"), py::arg("time_limit_s"),
         py::arg("threads"), py::arg("seed"), py::arg("lower_bound"), py::arg("gap"),
-        py::arg("patience_s"));
+        py::arg("patience_s"), py::arg("starts") = std::vector<std::pair<std::string, Schedule>>{});
   m.def("_sweep", &Sweep, py::arg("graph"), py::arg("budgets"), py::arg("from_text"),
         py::arg("to_text"), py::arg("points"), py::arg("strategies"), py::arg("time_limit_s"),
         py::arg("threads"), py::arg("seed"), py::arg("lower_bound"),

@@ -189,3 +189,23 @@ def test_plan_takes_the_gap_target_and_says_why_optimal_stopped():
             remat.plan(graph, budget="70%", gap=bad)
     with pytest.raises(remat.UsageError, match="patience_s"):
         remat.plan(graph, budget="70%", patience_s=0)
+
+
+def test_known_schedules_are_starts_and_a_foreign_one_is_refused():
+    graph = _graph()[0]
+    budget = remat.plan(graph, budget="80%", strategies=["checkpoint-all"],
+                        lower_bound=False).budget_bytes
+    # optimal's schedule with time to spare, then local-search told of it with no time: it
+    # is never costlier than the schedule it was told of.
+    known = remat.plan(graph, budget=budget, strategies=["optimal"], time_limit_s=30,
+                       lower_bound=False).rows[0]
+    assert known.fits
+    told = remat.plan(graph, budget=budget, strategies=["local-search"], time_limit_s=0.01,
+                      lower_bound=False, starts=[("known", known.schedule)]).rows[0]
+    assert told.fits and told.cost <= known.cost * (1 + 1e-12)
+    other, _, _ = remat.zoo_model("vgg16", batch=1, resolution=(32, 32))
+    foreign = remat.plan(other, budget="100%", strategies=["checkpoint-all"],
+                         lower_bound=False).rows[0].schedule
+    with pytest.raises(remat.UsageError, match="starts: the schedule 'foreign'"):
+        remat.plan(graph, budget=budget, strategies=["local-search"],
+                   starts=[("foreign", foreign)])

@@ -17,6 +17,7 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
   result.rows.resize(names.size());
   SharedWork shared;  // the roundings solve their LP once; optimal reuses the bound
   shared.best = request.known;
+  shared.known = request.known;
   auto step = [&](const std::string& what) {
     if (request.progress != nullptr) {
       request.progress->Start(request.where.empty() ? what : what + " " + request.where);
@@ -58,7 +59,7 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
       shared.heuristic = BestHeuristic(
           graph, budget_bytes,
           {.time_limit_s = total.Cap(std::min(30.0, settings.time_limit_s / 4), 1.0),
-           .evicted = shared.evicted});
+           .evicted = shared.evicted, .known = shared.known});
       if (!shared.best || IsBetter(*shared.heuristic, *shared.best)) shared.best = shared.heuristic;
       start_s = timer.Elapsed();
     }

@@ -94,12 +94,20 @@ PlanReport PlanWithReference(const Graph& graph, const Budget& budget,
   report.min_peak_bytes = MinimumPeakLowerBound(graph);
   const TimeLeft left(request.total_time_limit_s);
   report.relative_gap = request.settings.relative_gap;
+  std::optional<StrategyResult> best = known;
+  for (const auto& [name, schedule] : request.starts) {
+    StrategyResult start =
+        EvaluateSchedule(graph, name, schedule, budget.activation_bytes, "a known schedule");
+    if (start.status == FitStatus::kFits && (!best || IsBetter(start, *best))) {
+      best = std::move(start);
+    }
+  }
   // Half of a total limit at most for the bound: a tighter bound is worth less than the
   // strategies' time.
   BudgetPointResult point = PlanOneBudget(
       graph, budget.activation_bytes,
       {.strategies = request.strategies, .settings = request.settings,
-       .lower_bound = request.lower_bound, .bound_share = 0.5, .known = known},
+       .lower_bound = request.lower_bound, .bound_share = 0.5, .known = best},
       left);
   report.bound = std::move(point.bound);
   report.rows = std::move(point.rows);

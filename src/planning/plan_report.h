@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -26,6 +27,10 @@ struct PlanRequest {
   // left, and a strategy reached after it is spent is skipped. 0: settings.time_limit_s per
   // run, as `remat solve --time-limit` does.
   double total_time_limit_s = 0;
+  // Schedules known for the graph (name, schedule): torch's own partitions of a compiled
+  // region. Re-simulated at the budget, the best fitting one is a start for local-search and
+  // optimal and optimal's floor, as if a strategy had found it.
+  std::vector<std::pair<std::string, Schedule>> starts;
 };
 
 // The schedule without rematerialization: every node once, every output kept.

@@ -133,7 +133,8 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
       row.result = BestHeuristic(
           graph, budget_bytes,
           {.time_limit_s = settings.time_limit_s,
-           .evicted = shared != nullptr ? shared->evicted : std::nullopt});
+           .evicted = shared != nullptr ? shared->evicted : std::nullopt,
+           .known = shared != nullptr ? shared->known : std::nullopt});
       if (shared != nullptr) shared->heuristic = row.result;
     }
     row.seconds = seconds();

@@ -63,6 +63,9 @@ struct SharedWork {
   // The best schedule of every strategy run so far (IsBetter): optimal's start when it beats
   // local-search's, and the floor of optimal's answer.
   std::optional<StrategyResult> best;
+  // The caller's best known schedule (PlanRequest::starts): local-search's start among the
+  // baselines'.
+  std::optional<StrategyResult> known;
 };
 
 // The order in which to run `names`: as asked, with optimal last, so that it starts from the

@@ -30,6 +30,7 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
     if (best && (elapsed() > options.time_limit_s / 2 || CancelRequested())) break;
     consider(spec.run(graph, budget_bytes));
   }
+  if (options.known) consider(*options.known);
   // Eviction gets up to three quarters of what is left; local search the rest.
   consider(options.evicted ? *options.evicted
                            : Evict(graph, budget_bytes,

@@ -16,6 +16,9 @@ struct BestHeuristicOptions {
   // An `evict` result for the same graph and budget, computed earlier: it is used instead of
   // running the eviction heuristic again.
   std::optional<StrategyResult> evicted;
+  // A schedule known for the same graph and budget (a caller's: torch's own partition): a
+  // start like the baselines'.
+  std::optional<StrategyResult> known;
 };
 
 // Strategy name "local-search"; its parameters name the schedule it started from. When nothing

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/training_graph.h"
+#include "strategies/checkpoint_all.h"
 #include "testing/random_graphs.h"
 
 namespace remat {
@@ -158,7 +159,7 @@ TEST(PlanReportTest, SolverStatusFollowsTheVerdict) {
 // the header shows it, every gap uses it, and optimal's row is proven optimal against it.
 TEST(PlanReportTest, OptimalsOwnBoundIsTheReportsBoundWhenHigher) {
   const PlanReport r =
-      PlanAtBudget(LinearGraph(6), BudgetRequest{.budget_text = "70%"},
+      PlanAtBudget(LinearGraph(6), BudgetRequest{.budget_text = "60%"},
                    {.strategies = {"optimal", "chen-sqrtn-linear"},
                     .settings = {.time_limit_s = 20},
                     .lower_bound = false});
@@ -217,6 +218,39 @@ TEST(PlanReportTest, OptimalIsNeverCostlierThanAnyOtherStrategyOfThePlan) {
     }
   }
   EXPECT_GT(compared, 20);
+}
+
+// A known schedule (PlanRequest::starts, torch's own partitions in Python) is a start:
+// local-search and optimal are never costlier than the cheapest one within the budget, and
+// one over the budget is ignored.
+TEST(PlanReportTest, KnownSchedulesWithinTheBudgetBoundLocalSearchAndOptimal) {
+  int32_t compared = 0;
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const Graph g = testing::RandomTrainingGraph(seed, 12 + 2 * static_cast<int32_t>(seed));
+    // The known schedule: optimal's with a long limit, at a budget where the heuristics
+    // alone may be costlier.
+    const PlanReport exact = PlanAtBudget(g, BudgetRequest{.budget_text = "60%"},
+                                          {.strategies = {"optimal"},
+                                           .settings = {.time_limit_s = 20}});
+    if (!exact.rows[0].fits()) continue;
+    const StrategyResult& known = *exact.rows[0].result;
+    const PlanReport without = PlanAtBudget(g, BudgetRequest{.budget_text = "60%"},
+                                            {.strategies = {"local-search"},
+                                             .settings = {.time_limit_s = 5}});
+    const PlanReport with = PlanAtBudget(
+        g, BudgetRequest{.budget_text = "60%"},
+        {.strategies = {"local-search", "optimal"},
+         .settings = {.time_limit_s = 0.01},
+         .starts = {{"too big", CheckpointAll(g, 0).schedule}, {"known", known.schedule}}});
+    ASSERT_TRUE(with.rows[0].fits()) << with.rows[0].note;
+    ASSERT_TRUE(with.rows[1].fits()) << with.rows[1].note;
+    EXPECT_LE(with.rows[0].result->cost, known.cost * (1 + 1e-12)) << seed;
+    EXPECT_LE(with.rows[1].result->cost, known.cost * (1 + 1e-12)) << seed;
+    if (without.rows[0].fits() && without.rows[0].result->cost > known.cost * (1 + 1e-9)) {
+      ++compared;  // the start mattered: local-search alone was costlier
+    }
+  }
+  EXPECT_GE(compared, 1) << "no graph where the start matters: the test has no teeth";
 }
 
 }  // namespace

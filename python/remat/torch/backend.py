@@ -83,13 +83,14 @@ class RematBackend:
     plan, ``plan`` the latest one's."""
 
     def __init__(self, settings: RegionSettings, compiler: str,
-                 inductor_config: Optional[dict] = None):
+                 inductor_config: Optional[dict] = None, fusion: Optional[bool] = None):
         self.settings = settings
         self.compiler = compiler
         self.inductor_config = dict(inductor_config or {})
         self._partition = RematPartition(
             lambda joint, saved, held: plan_region(settings, joint, saved, held),
-            min_cut_reference=compiler == "inductor")
+            min_cut_reference=compiler == "inductor",
+            fusion=compiler == "inductor" if fusion is None else bool(fusion))
 
     @property
     def plans(self) -> list[RegionPlan]:
@@ -142,7 +143,8 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
             unknown_ops: str = "error", flops_per_byte: float = 1.0,
             workspace: bool = True, inductor_config: Optional[dict] = None,
-            strict: bool = False, schedule: Optional[Any] = None) -> RematBackend:
+            strict: bool = False, schedule: Optional[Any] = None,
+            fusion: Optional[bool] = None) -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
@@ -155,8 +157,10 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
     (``RegionPlan.save_schedule``): each region follows the file made for its graph instead of
-    being planned, and InputError names the files when none was. Raises UsageError at once for
-    a bad option.
+    being planned, and InputError names the files when none was. ``fusion`` plans the graph
+    Inductor runs, each chain of fusible operations one node that costs its kernel and holds
+    only what is read after it (docs/python.md, "The graph Inductor runs"); the default is on
+    under Inductor, off with ``aot_eager``. Raises UsageError at once for a bad option.
     """
     if compiler not in COMPILERS:
         raise UsageError(f"compiler must be one of {', '.join(COMPILERS)}, got {compiler!r}")
@@ -174,4 +178,6 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
                                workspace=workspace, strict=strict, schedule=schedule)
-    return RematBackend(settings, compiler, inductor_config)
+    if fusion is not None and not isinstance(fusion, bool):
+        raise UsageError(f"fusion must be True, False or None, got {fusion!r}")
+    return RematBackend(settings, compiler, inductor_config, fusion)

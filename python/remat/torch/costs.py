@@ -26,7 +26,7 @@ from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sd
 from remat.errors import UnknownOpError, UsageError
 from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
 
-__all__ = ["flop_costs", "node_flops", "COST_UNITS"]
+__all__ = ["flop_costs", "node_flops", "joint_flops", "COST_UNITS"]
 
 COST_UNITS = {"flops": "flop", "profile": "ms"}
 UNKNOWN_OPS = ("error", "zero-cost")
@@ -110,6 +110,39 @@ def node_flops(node: fx.Node, *, flops_per_byte: float = 1.0,
         return float(formula(*args, **kwargs, out_val=node.meta.get("val")))
     moved = _bytes_read(node) + storage_bytes(node.meta.get("val"))
     return float(moved) * flops_per_byte
+
+
+def joint_flops(joint: Any, *, flops_per_byte: float = 1.0,
+                unknown_ops: str = "error") -> list[float]:
+    """One cost per node of a compiled region's joint graph (joint.py), in FLOPs: a fused
+    group's (fusion.py) is its kernel's, the bytes it reads from outside the group and the
+    bytes it writes for readers outside, times ``flops_per_byte``; every other node costs
+    ``node_flops``."""
+    costs = []
+    for i, node in enumerate(joint.order):
+        if node is None:
+            costs.append(0.0)
+        elif i in joint.fused:
+            costs.append(_group_flops(joint, i, flops_per_byte, unknown_ops))
+        else:
+            costs.append(node_flops(node, flops_per_byte=flops_per_byte,
+                                    unknown_ops=unknown_ops))
+    return costs
+
+
+def _group_flops(joint: Any, group: int, flops_per_byte: float, unknown_ops: str) -> float:
+    inside = set(joint.fused[group])
+    read: dict[fx.Node, int] = {}
+    for node in joint.fused[group]:
+        if _has_no_rule(node):
+            if unknown_ops == "error":
+                node_flops(node, unknown_ops=unknown_ops)  # raises, naming the operation
+            return 0.0
+        for arg in node.all_input_nodes:
+            if arg not in inside:
+                read[arg] = sum(t.numel() * t.element_size()
+                                for t in _tensors_in(arg.meta.get("val")))
+    return float(sum(read.values()) + joint.bytes[group]) * flops_per_byte
 
 
 def check_cost_options(flops_per_byte: float, unknown_ops: str) -> None:

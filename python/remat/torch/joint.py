@@ -24,7 +24,7 @@ schedule that still recomputes one. They hold no bytes, so no strategy gains by 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 import torch
@@ -88,6 +88,9 @@ class JointGraph:
     forward_outputs: list[Any]
     backward_outputs: list[Any]
     fixed_bytes: int                # primals and the gradients the region returns
+    # fusion.py: a node that computes one output of a fused group -> the operations it runs,
+    # in order (the output's, last among those that are not views).
+    fused: dict[int, tuple[fx.Node, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.order)
@@ -98,11 +101,17 @@ class JointGraph:
                 for i in range(len(self.order))]
 
     def workspace(self) -> list[int]:
-        return [0 if n is None else node_workspace_bytes(n) for n in self.order]
+        return [0 if n is None or i in self.fused
+                else node_workspace_bytes(n) for i, n in enumerate(self.order)]
+
+    def names(self) -> list[str]:
+        return ["loss_and_tangents" if n is None else
+                f"fused_{len(self.fused[i])}_{n.name}" if i in self.fused else n.name
+                for i, n in enumerate(self.order)]
 
     def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "", *,
                  workspace: bool = True) -> _core.Graph:
-        names = [n.name if n is not None else "loss_and_tangents" for n in self.order]
+        names = self.names()
         spaces = self.workspace() if workspace else [0] * len(self.order)
         blocks = blocks_of(self.order, self.loss)
         contractions = contractions_of(self.order, self.loss)

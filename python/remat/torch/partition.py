@@ -58,9 +58,13 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
     emitted = {_FORWARD: set(), _BACKWARD: set()}
     phase = _FORWARD
 
+    current: dict[fx.Node, fx.Node] = {}  # the copies of a fused node's operations so far
+
     def value(node: fx.Node) -> fx.Node:
         if node in fixed:
             return fixed[node]
+        if node in current:
+            return current[node]
         base = joint.base_of[node]
         if base is not None and joint.order[base] is node:
             if base not in live:
@@ -110,6 +114,15 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
             emitted[phase].add(n)
         return out
 
+    def emit_group(v: int) -> fx.Node:
+        """A fused node's operations, in order (fusion.py): one kernel under Inductor."""
+        try:
+            for node in joint.fused[v]:
+                current[node] = emit(node)
+            return current[joint.order[v]]
+        finally:
+            current.clear()
+
     effects: dict[int, list[int]] = {}
     for i, out in enumerate(joint.backward_outputs):
         if isinstance(out, fx.Node) and joint.base_of.get(out) is not None:
@@ -134,7 +147,10 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
         if generation[v] > 0 and v in joint.once:
             raise InternalError(f"the schedule recomputes '{joint.order[v].name}', which must "
                                 "run once")
-        live[v] = emit_random(v) if v in joint.random else emit(joint.order[v])
+        if v in joint.fused:
+            live[v] = emit_group(v)
+        else:
+            live[v] = emit_random(v) if v in joint.random else emit(joint.order[v])
         generation[v] += 1
         if generation[v] == 1:
             for i in effects.get(v, ()):
@@ -271,7 +287,7 @@ class RematPartition:
     ``plan_region`` and emits its schedule. ``plans`` lists what was planned, region by region.
     """
 
-    # (joint graph, the min-cut partition's saved nodes or None, bytes the step's other
+    # (joint graph, torch's own partitions (reference.TorchPartitions) or None, bytes the step's other
     # regions hold) -> region.RegionSchedule
     plan_region: Callable[[JointGraph, Optional[Callable[[], set[int]]], int], Any]
     plans: list[RegionPlan] = field(default_factory=list)
@@ -283,6 +299,8 @@ class RematPartition:
     # it keeps from its forward into its backward, which later regions count as fixed.
     ledger: dict = field(default_factory=dict)
     region_key: Any = None          # the key of the region being compiled (set by the backend)
+    # Plan the graph Inductor runs: fusible chains as one node each (fusion.py).
+    fusion: bool = False
 
     def latest_plan(self, when: str) -> Any:
         """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
@@ -307,24 +325,27 @@ class RematPartition:
             joint_module.recompile()
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
-        saved = None
-        min_cut: list = []
-        if self.min_cut_reference:
-            from remat.torch.reference import min_cut_partition
+        if self.fusion:
+            from remat.torch.fusion import fuse
 
-            def saved() -> set[int]:
-                min_cut.append(min_cut_partition(joint, joint_inputs, num_fwd_outputs,
-                                                 static_lifetime_input_indices))
-                return min_cut[0].saved
+            joint = fuse(joint)
+        partitions = None
+        if self.min_cut_reference:
+            from remat.torch.reference import TorchPartitions
+
+            partitions = TorchPartitions(joint, joint_inputs, num_fwd_outputs,
+                                         static_lifetime_input_indices)
         key = self.region_key if self.region_key is not None else len(self.plans)
         held = sum(b for k, b in self.ledger.items() if k != key)
-        planned = self.plan_region(joint, saved, held)
+        planned = self.plan_region(joint, partitions, held)
         self.ledger[key] = joint.fixed_bytes + planned.kept_bytes
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
-        if min_cut and plan.status == "reference":
-            # The budget holds plain torch.compile's partition: the region runs it as is.
-            forward, backward = min_cut[0].forward, min_cut[0].backward
+        if partitions is not None and planned.torch_budget is not None:
+            # The plan is torch's own partition (plain torch.compile's, or the knob's at a
+            # fraction): the region runs it as torch would.
+            chosen = partitions.at(planned.torch_budget)
+            forward, backward = chosen.forward, chosen.backward
         else:
             operations = _core.build_plan(graph, schedule)
             try:

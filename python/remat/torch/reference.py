@@ -14,7 +14,7 @@ no-rematerialization schedule (region.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from torch import fx
@@ -22,7 +22,7 @@ from torch import fx
 from remat import _core
 from remat.torch.joint import JointGraph
 
-__all__ = ["MinCutPartition", "min_cut_partition",
+__all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition",
            "held_until_of", "min_cut_schedule"]
 
 
@@ -37,9 +37,12 @@ class MinCutPartition:
 
 
 def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
-                      static_lifetime_input_indices: Optional[Sequence[int]] = None
-                      ) -> MinCutPartition:
-    """torch's min-cut partition (Inductor's default) of a copy of the joint graph."""
+                      static_lifetime_input_indices: Optional[Sequence[int]] = None,
+                      memory_budget: float = 1.0) -> MinCutPartition:
+    """torch's min-cut partition (Inductor's default) of a copy of the joint graph; with
+    ``memory_budget`` below 1, the partition of torch's own budget knob
+    (``torch._functorch.config.activation_memory_budget``) at that fraction."""
+    from torch._functorch import config as functorch_config
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
     graph = fx.Graph()
@@ -47,9 +50,10 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
     result = graph.graph_copy(joint.module.graph, copies)
     graph.output(result)
     module = fx.GraphModule(joint.module, graph)
-    forward, backward = min_cut_rematerialization_partition(
-        module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
-        static_lifetime_input_indices=list(static_lifetime_input_indices or []))
+    with functorch_config.patch(activation_memory_budget=memory_budget):
+        forward, backward = min_cut_rematerialization_partition(
+            module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
+            static_lifetime_input_indices=list(static_lifetime_input_indices or []))
     originals = {copy.name: node for node, copy in copies.items()}
     saved: set[int] = set()
     for p in backward.graph.find_nodes(op="placeholder"):
@@ -58,6 +62,27 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
         if base is not None and base < joint.loss:
             saved.add(base)
     return MinCutPartition(saved, forward, backward)
+
+
+@dataclass
+class TorchPartitions:
+    """torch's own partitions of one joint graph, made when first asked for: the min-cut
+    partition that plain torch.compile runs, and the knob's at a fraction."""
+
+    joint: JointGraph
+    joint_inputs: Any
+    num_fwd_outputs: int
+    static_lifetime_input_indices: Optional[Sequence[int]] = None
+    made: dict = field(default_factory=dict)  # memory budget -> MinCutPartition
+
+    def at(self, memory_budget: float = 1.0) -> MinCutPartition:
+        """The partition at torch's ``activation_memory_budget`` (1: plain torch.compile)."""
+        key = min(1.0, max(0.0, float(memory_budget)))
+        if key not in self.made:
+            self.made[key] = min_cut_partition(self.joint, self.joint_inputs,
+                                               self.num_fwd_outputs,
+                                               self.static_lifetime_input_indices, key)
+        return self.made[key]
 
 
 def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:

@@ -15,10 +15,10 @@ import torch
 from remat import _core, planning
 from remat.errors import BudgetWarning, InfeasibleBudgetError, InputError, UsageError
 from remat.planning import _size_text
-from remat.torch.costs import check_cost_options, node_flops
+from remat.torch.costs import check_cost_options, joint_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
-from remat.torch.reference import min_cut_schedule
+from remat.torch.reference import TorchPartitions, min_cut_schedule
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -143,26 +143,30 @@ class RegionSchedule:
     reference: str = "no rematerialization"  # what percentages are of (reference.py)
     reference_peak_bytes: int = 0
     kept_bytes: int = 0  # activations held from the end of forward into backward (saved, outputs)
+    # The plan is torch's own partition at this activation_memory_budget (1: plain
+    # torch.compile's), which the region then runs as torch does; None: remat's schedule.
+    torch_budget: Optional[float] = None
 
 
 def plan_region(settings: RegionSettings, joint: JointGraph,
-                saved: Optional[Callable[[], set[int]]] = None,
+                partitions: Optional[TorchPartitions] = None,
                 held_elsewhere: int = 0) -> RegionSchedule:
     """Plans the joint graph at the settings' budget.
 
-    A percentage is of the reference's peak: the partition that saves the nodes ``saved()``
-    returns (plain torch.compile's min-cut partition, reference.py), or without ``saved`` the
-    no-rematerialization schedule (eager autograd). A budget that holds the min-cut
-    partition's peak gets that partition (status "reference"), which the region then runs as
-    plain torch.compile does. With ``memory=``, ``held_elsewhere`` bytes (what the step's
+    A percentage is of the reference's peak: plain torch.compile's min-cut partition (from
+    ``partitions``, reference.py), or without ``partitions`` the no-rematerialization schedule
+    (eager autograd). A budget that holds the min-cut partition's peak gets that partition
+    (status "reference"), which the region then runs as plain torch.compile does. Below it,
+    torch's own partitions (plain torch.compile's and the knob's at the budget's fraction) are
+    offered to the planner as known schedules: when the plan is one of them, the region runs
+    it as torch does (``torch_budget``). With ``memory=``, ``held_elsewhere`` bytes (what the step's
     other regions keep while this one runs) are fixed memory too. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
     found none in time), the region gets the least-peak schedule found and a BudgetWarning says
     so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
     started = _now()
-    costs = [0.0 if n is None else node_flops(n, flops_per_byte=settings.flops_per_byte,
-                                             unknown_ops=settings.unknown_ops)
-             for n in joint.order]
+    costs = joint_flops(joint, flops_per_byte=settings.flops_per_byte,
+                        unknown_ops=settings.unknown_ops)
     graph = joint.to_graph(costs, "flop", workspace=settings.workspace)
     planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop",
                                      workspace=settings.workspace)
@@ -172,9 +176,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     no_remat = _core.run_strategy("checkpoint-all", graph, 0)
     reference_name = "no rematerialization"
     reference = no_remat.schedule
-    if saved is not None:
+    if partitions is not None:
         reference_name = "torch.compile's min-cut partition"
-        reference = min_cut_schedule(graph, joint, saved())
+        reference = min_cut_schedule(graph, joint, partitions.at(1.0).saved)
     reference_sim = _core.simulate(graph, reference)
     no_room: Optional[InfeasibleBudgetError] = None
     if settings.budget.endswith("%"):
@@ -191,17 +195,18 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return _plan_of(graph, schedule, strategy, status, budget, no_remat.cost,
                         no_remat.peak_bytes, fixed, bound)
 
-    def region(plan, schedule, note=""):
+    def region(plan, schedule, note="", torch_budget=None):
         return RegionSchedule(plan, graph, schedule, note, reference_name,
-                              reference_sim.peak_bytes, kept_bytes(graph, schedule, joint))
+                              reference_sim.peak_bytes, kept_bytes(graph, schedule, joint),
+                              torch_budget)
 
     if settings.schedules:
         return _loaded_region(settings, joint, graph, budget_bytes, no_room, plan_of, region)
-    if saved is not None and reference_sim.peak_bytes <= budget_bytes and \
+    if partitions is not None and reference_sim.peak_bytes <= budget_bytes and \
             _recomputes_once_only(joint, graph, reference, reference_name) is None:
         # The budget holds what plain torch.compile runs: the region runs that.
         return region(plan_of(reference, "reference", None, strategy=reference_name),
-                      reference)
+                      reference, torch_budget=1.0)
     if no_room is not None:
         failure = no_room
     elif budget_bytes < minimum:
@@ -213,15 +218,18 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                f"{_core.format_bytes(fixed)} of memory={settings.memory}"
                if settings.memory else ""))
     else:
-        left = settings.time_limit_s - (_now() - started)
         # Without strict, the least-peak search keeps a share of the time in case the
         # strategy finds nothing.
         share = 1.0 if settings.strict else LEAST_PEAK_SHARE_LEFT
+        starts = _torch_starts(settings, joint, graph, partitions, reference,
+                               budget_bytes / max(1, reference_sim.peak_bytes))
         report = planning.plan(planning_graph, budget=budget_bytes,
                                strategies=[settings.strategy],
-                               time_limit_s=max(share * left, 0.1),
+                               time_limit_s=max(share * (settings.time_limit_s -
+                                                         (_now() - started)), 0.1),
                                threads=settings.threads, seed=settings.seed,
-                               lower_bound=settings.lower_bound, gap=settings.gap)
+                               lower_bound=settings.lower_bound, gap=settings.gap,
+                               starts=[(name, s) for name, s, _ in starts])
         row = report.rows[0]
         failure = (no_schedule_error(settings.strategy, budget_bytes, row) if not row.fits
                    else _recomputes_once_only(joint, planning_graph, row.schedule,
@@ -232,8 +240,12 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                 # Over the schedules that run each once-only node once (the only ones that
                 # can run), the planning costs are the true costs plus the penalty.
                 bound = max(0.0, bound - joint.penalty(costs))
-            plan = plan_of(row.schedule, row.solver_status or "heuristic", bound)
-            return region(plan, row.schedule)
+            operations = _core.build_plan(planning_graph, row.schedule)
+            known = next(((name, fraction) for name, s, fraction in starts
+                          if _core.build_plan(planning_graph, s) == operations), None)
+            plan = plan_of(row.schedule, row.solver_status or "heuristic", bound,
+                           strategy=known[0] if known else settings.strategy)
+            return region(plan, row.schedule, torch_budget=known[1] if known else None)
     if settings.strict:
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
@@ -248,6 +260,22 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
     return region(plan, schedule, note)
+
+
+def _torch_starts(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
+                  partitions: Optional[TorchPartitions], min_cut: _core.Schedule,
+                  fraction: float) -> list[tuple[str, _core.Schedule, float]]:
+    """torch's own partitions as schedules of ``graph`` (name, schedule, the knob's fraction):
+    plain torch.compile's and the knob's at ``fraction`` of it, those that run each once-only
+    node once."""
+    if partitions is None:
+        return []
+    found = [("torch.compile's min-cut partition", min_cut, 1.0)]
+    if fraction < 1:
+        knob = min_cut_schedule(graph, joint, partitions.at(fraction).saved)
+        found.append((f"torch's activation_memory_budget={fraction:.3g}", knob, fraction))
+    return [(name, s, f) for name, s, f in found
+            if _recomputes_once_only(joint, graph, s, name) is None]
 
 
 def _loaded_region(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,

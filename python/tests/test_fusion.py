@@ -1,0 +1,175 @@
+"""The graph Inductor runs (remat/torch/fusion.py): fusible chains as one node per output, their
+kernels' costs, and the schedules of that graph running with the gradients of eager autograd."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+from torch._dynamo.backends.common import aot_autograd
+from torch._inductor.fx_passes.fusion_regions import is_fusible_node, is_view_node
+
+import remat
+import remat.torch
+from remat import _core
+from remat.torch.backend import _boxed_eager
+from remat.torch.costs import joint_flops, node_flops
+from remat.torch.fusion import fuse
+from remat.torch.partition import RematPartition
+from remat.torch.region import RegionSchedule
+
+BATCH, WIDTH = 8, 16
+
+
+class Chains(nn.Module):
+    """Pointwise chains between matrix products: one with two outputs read outside it (the
+    chain's result and, in backward, its intermediate), and a reduction."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(WIDTH, 2 * WIDTH)
+        self.fc2 = nn.Linear(2 * WIDTH, WIDTH)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        g = torch.tanh(h * 2 + 1) * torch.sigmoid(h)
+        return (self.fc2(g).exp() - 1).pow(2).mean()
+
+
+def compile_with_plan(model, x, plan, *, fusion=True):
+    """One step of ``model`` compiled (aot_eager) with the partitioner planning by ``plan``."""
+    partition = RematPartition(plan, fusion=fusion)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, dynamic=False, backend=aot_autograd(
+        fw_compiler=_boxed_eager, bw_compiler=_boxed_eager, partition_fn=partition))
+    loss = compiled(x)
+    loss.backward()
+    return loss.detach()
+
+
+def joints(model, x):
+    """The joint graph of ``model``'s step, and the same graph fused."""
+    made = {}
+
+    def plan(joint, _partitions, _held):
+        from remat.torch.joint import read_joint_graph
+
+        made["fused"] = joint
+        made["joint"] = read_joint_graph(joint.module, len(joint.forward_outputs))
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        return RegionSchedule(None, graph, _core.run_strategy("checkpoint-all", graph, 0).schedule)
+
+    compile_with_plan(model, x, plan)
+    return made
+
+
+@pytest.fixture(scope="module")
+def chains():
+    torch.manual_seed(0)
+    return Chains(), torch.randn(BATCH, WIDTH)
+
+
+def test_a_fused_node_holds_only_its_output_and_its_operations_fuse(chains):
+    made = joints(*chains)
+    joint, fused = made["joint"], made["fused"]
+    assert fused.fused, "no fusible chain was found"
+    assert len(fused) < len(joint)
+    for v, ops in fused.fused.items():
+        assert ops[-1] is fused.order[v] or is_view_node(ops[-1])
+        for op in ops:
+            assert is_fusible_node(op), op
+            if op is not fused.order[v] and not is_view_node(op):
+                # An operation inside the cone is no node's value: it is never materialised.
+                assert fused.order[fused.base_of[op]] is not op, op
+        assert fused.bytes[v] == joint.bytes[joint.base_of[fused.order[v]]]
+    # Every edge goes forward, and forward nodes precede the loss, which precedes backward.
+    assert all(u < v for u, v in fused.edges)
+    assert all(fused.order[v] is not None for v in range(len(fused)) if v != fused.loss)
+    # The values of the fused graph are values of the joint graph, fewer of them: its peak
+    # without rematerialization is at most the joint graph's, and it materialises less.
+    peak = {}
+    for name in ("joint", "fused"):
+        graph = made[name].to_graph([1.0] * len(made[name]), "flop")
+        peak[name] = _core.run_strategy("checkpoint-all", graph, 0).peak_bytes
+    assert peak["fused"] <= peak["joint"]
+    assert sum(fused.bytes) < sum(joint.bytes)
+
+
+def test_a_fused_node_costs_the_bytes_its_kernel_reads_and_writes(chains):
+    made = joints(*chains)
+    fused = made["fused"]
+    costs = joint_flops(fused, flops_per_byte=2.0)
+    for v, ops in fused.fused.items():
+        inside = set(ops)
+        read = {a for op in ops for a in op.all_input_nodes if a not in inside}
+        read_bytes = sum(a.meta["val"].numel() * a.meta["val"].element_size() for a in read)
+        assert costs[v] == 2.0 * (read_bytes + fused.bytes[v])
+        # One kernel moves fewer bytes than its operations one by one.
+        assert costs[v] < sum(node_flops(op, flops_per_byte=2.0) for op in ops)
+    # The forward chain tanh(h * 2 + 1) * sigmoid(h) reads h once and writes the product (and,
+    # for backward, what it saves): h is BATCH x 2 WIDTH floats.
+    h_bytes = BATCH * 2 * WIDTH * 4
+    forward_chain = [v for v, ops in fused.fused.items()
+                     if v < fused.loss and any(op.target == torch.ops.aten.tanh.default
+                                               for op in ops)]
+    assert forward_chain
+    v = forward_chain[-1]
+    assert costs[v] == 2.0 * (h_bytes + fused.bytes[v])
+
+
+@pytest.mark.parametrize("hold", ["everything", "nothing"])
+def test_schedules_of_the_fused_graph_run_with_eager_gradients(chains, hold):
+    model, x = chains
+    reference = copy.deepcopy(model)
+    expected = reference(x)
+    expected.backward()
+    made = {}
+
+    def plan(joint, _partitions, _held):
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        last = list(range(len(joint)))
+        last_in_forward = list(range(len(joint)))
+        for u, v in joint.edges:
+            last[u] = max(last[u], v)
+            if v <= joint.loss:
+                last_in_forward[u] = max(last_in_forward[u], v)
+        # "nothing": every forward value is recomputed wherever backward reads it.
+        held = last if hold == "everything" else [
+            last[i] if i >= joint.loss else last_in_forward[i] for i in range(len(joint))]
+        schedule = _core.schedule_holding(graph, held)
+        made.update(joint=joint, graph=graph, schedule=schedule)
+        return RegionSchedule(None, graph, schedule)
+
+    trained = copy.deepcopy(model)
+    loss = compile_with_plan(trained, x, plan)
+    assert torch.equal(loss, expected.detach())
+    for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad), name
+    joint = made["joint"]
+    computed = {}
+    for kind, _stage, v in _core.build_plan(made["graph"], made["schedule"]):
+        if kind == "compute":
+            computed[v] = computed.get(v, 0) + 1
+    again = [v for v in joint.fused if computed.get(v, 0) > 1]
+    assert bool(again) == (hold == "nothing")
+
+
+def test_the_backend_plans_the_fused_graph_under_inductor(chains):
+    model, x = chains
+    plain = copy.deepcopy(model)
+    torch._dynamo.reset()
+    expected = torch.compile(plain, dynamic=False)(x)
+    expected.backward()
+    trained = copy.deepcopy(model)
+    backend = remat.torch.backend(budget="90%", strategy="local-search", time_limit_s=10)
+    torch._dynamo.reset()
+    loss = torch.compile(trained, backend=backend, dynamic=False)(x)
+    loss.backward()
+    torch.testing.assert_close(loss, expected.detach(), rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(trained.named_parameters(), plain.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=name)
+    region = backend.plans[0]
+    assert any(node.name.startswith("fused_") for node in region.graph.nodes)
+    assert region.within_budget
