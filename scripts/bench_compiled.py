@@ -18,7 +18,7 @@ torch.compile (largest absolute difference), and the eager path (``remat.torch.w
 run. The capture and plan time of a ResNet-18-sized model (batch 32, 224x224) is the last row.
 
 Usage: .venv/bin/python scripts/bench_compiled.py [--quick] [--out results.json]
-           [--device cpu|cuda] [--steps 5] [--strategy local-search]
+           [--device cpu|cuda] [--steps 5] [--strategy local-search] [--fusion on|off]
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
     for workspace in (True, False):
         backend = remat.torch.backend(budget=f"{100 * fraction:g}%",
                                       strategy=args.strategy, time_limit_s=args.time_limit,
-                                      workspace=workspace)
+                                      workspace=workspace, fusion=args.fusion == "on")
         remat_net, ours = compiled(model, backend)
         try:
             start = time.perf_counter()
@@ -257,6 +257,8 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         plans = backend.plans
         row["remat_regions"] = len(plans)
         row["remat_plan"] = [str(p.plan) for p in plans]
+        row["remat_fusion"] = args.fusion
+        row["remat_nodes"] = sum(len(p.graph) for p in plans)
         row["remat_budget_bytes"] = sum(p.plan.budget_bytes for p in plans)
         row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
         row["remat_seconds_planning"] = sum(p.seconds for p in plans)
@@ -315,8 +317,8 @@ def print_tables(path: str) -> None:
         rows = json.load(f)["rows"]
     print("| model | fraction | remat budget (+ workspace) MB | remat predicted MB | remat "
           "measured MB (x plain) | knob measured MB (x plain) | remat step (x plain) | knob "
-          "step (x plain) | remat compile s (plan s) | max grad diff |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "step (x plain) | remat compile s (plan s) | max grad diff | remat plan (nodes) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "fraction" not in r:
             continue
@@ -328,16 +330,18 @@ def print_tables(path: str) -> None:
                      f"{mb(r['remat_peak_bytes'])} ({r['remat_peak_bytes'] / plain_peak:.2f}x)",
                      f"{r['remat_step_s'] * 1e3:.1f} ms ({r['remat_step_s'] / plain_s:.2f}x)",
                      f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
-                     f"{r['remat_grad_max_difference']:.1e}")
+                     f"{r['remat_grad_max_difference']:.1e}",
+                     "; ".join(p.split(":")[0] for p in r["remat_plan"]) +
+                     f" ({r.get('remat_nodes', '?')})")
         else:
             why = r.get("remat_error_without_workspace") or r.get("remat_error", "")
-            remat = (f"- ({why[:90]})", "-", "-", "-", "-", "-")
+            remat = (f"- ({why[:90]})", "-", "-", "-", "-", "-", "-")
         knob = ("-", "-")
         if "knob_peak_bytes" in r:
             knob = (f"{mb(r['knob_peak_bytes'])} ({r['knob_peak_bytes'] / plain_peak:.2f}x)",
                     f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)")
         print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
-              f"{knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} |")
+              f"{knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | {remat[6]} |")
     print()
     for r in rows:
         if r.get("row") == "eager path":
@@ -384,6 +388,9 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--strategy", default="local-search")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--fusion", choices=("on", "off"), default="on",
+                        help="remat plans Inductor's fused graph (the default) or every "
+                             "operation of the joint graph")
     parser.add_argument("--models", default="vit,unet,gru")
     parser.add_argument("--fractions", default="1,0.7,0.5,0.3")
     parser.add_argument("--skip-resnet", action="store_true")

@@ -159,7 +159,7 @@ TEST(PlanReportTest, SolverStatusFollowsTheVerdict) {
 // the header shows it, every gap uses it, and optimal's row is proven optimal against it.
 TEST(PlanReportTest, OptimalsOwnBoundIsTheReportsBoundWhenHigher) {
   const PlanReport r =
-      PlanAtBudget(LinearGraph(6), BudgetRequest{.budget_text = "60%"},
+      PlanAtBudget(LinearGraph(6), BudgetRequest{.budget_text = "70%"},
                    {.strategies = {"optimal", "chen-sqrtn-linear"},
                     .settings = {.time_limit_s = 20},
                     .lower_bound = false});
