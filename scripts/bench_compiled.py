@@ -239,7 +239,10 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
     for workspace in (True, False):
         backend = remat.torch.backend(budget=f"{100 * fraction:g}%",
                                       strategy=args.strategy, time_limit_s=args.time_limit,
-                                      workspace=workspace, fusion=args.fusion == "on")
+                                      workspace=workspace, fusion=args.fusion == "on",
+                                      flops_per_byte=(args.flops_per_byte
+                                                      if args.flops_per_byte == "machine"
+                                                      else float(args.flops_per_byte)))
         remat_net, ours = compiled(model, backend)
         try:
             start = time.perf_counter()
@@ -258,6 +261,7 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_regions"] = len(plans)
         row["remat_plan"] = [str(p.plan) for p in plans]
         row["remat_fusion"] = args.fusion
+        row["remat_flops_per_byte"] = args.flops_per_byte
         row["remat_nodes"] = sum(len(p.graph) for p in plans)
         row["remat_budget_bytes"] = sum(p.plan.budget_bytes for p in plans)
         row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
@@ -388,6 +392,8 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--strategy", default="local-search")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--flops-per-byte", default="1",
+                        help="remat's weight of a byte moved: a number or 'machine'")
     parser.add_argument("--fusion", choices=("on", "off"), default="on",
                         help="remat plans Inductor's fused graph (the default) or every "
                              "operation of the joint graph")

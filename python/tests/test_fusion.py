@@ -173,3 +173,74 @@ def test_the_backend_plans_the_fused_graph_under_inductor(chains):
     region = backend.plans[0]
     assert any(node.name.startswith("fused_") for node in region.graph.nodes)
     assert region.within_budget
+
+
+def test_the_machine_balance_is_measured_once_and_cached(tmp_path, monkeypatch):
+    from remat.torch import balance
+
+    monkeypatch.setenv("REMAT_CACHE_DIR", str(tmp_path))
+    measured = []
+    real = balance.measure_balance
+    monkeypatch.setattr(balance, "measure_balance",
+                        lambda device: measured.append(device) or real(device))
+    first = balance.machine_balance("cpu")
+    assert first > 0 and len(measured) == 1
+    assert balance.machine_balance("cpu") == first and len(measured) == 1  # from the cache
+    (tmp_path / "balance.json").write_text("{not json")
+    assert balance.machine_balance("cpu") > 0 and len(measured) == 2  # a broken cache: again
+
+
+def test_machine_costs_plan_and_bad_values_are_refused(chains, tmp_path, monkeypatch):
+    from remat.torch import balance
+
+    monkeypatch.setenv("REMAT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(balance, "measure_balance", lambda device: 7.0)
+    model, x = chains
+    costs = {}
+    for weight in (7.0, "machine"):
+        backend = remat.torch.backend(budget="100%", compiler="aot_eager",
+                                      flops_per_byte=weight, strategy="checkpoint-all")
+        torch._dynamo.reset()
+        torch.compile(copy.deepcopy(model), backend=backend, dynamic=False)(x).backward()
+        costs[weight] = [n.cost for n in backend.plans[0].graph.nodes]
+    assert costs["machine"] == costs[7.0]
+    for bad in ("fast", -1, True):
+        with pytest.raises(remat.UsageError, match="flops_per_byte"):
+            remat.torch.backend(budget="50%", flops_per_byte=bad)
+
+
+class Residual(nn.Module):
+    """Pre-norm residual blocks: Inductor's layer-norm backward reads values that torch's
+    partition computes in forward and saves."""
+
+    def __init__(self, blocks=2):
+        super().__init__()
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.LayerNorm(WIDTH), nn.Linear(WIDTH, 2 * WIDTH), nn.GELU(),
+                          nn.Linear(2 * WIDTH, WIDTH)) for _ in range(blocks))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = x + block(x)
+        return x.pow(2).mean()
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_torchs_partition_read_as_a_schedule_recomputes_no_contraction(fusion):
+    # Plain torch.compile's min-cut partition never recomputes a matrix product; read as a
+    # remat schedule (the reference that percentages are of) it must not either.
+    torch.manual_seed(0)
+    model, x = Residual(), torch.randn(BATCH, WIDTH)
+    backend = remat.torch.backend(budget="100%", fusion=fusion)
+    torch._dynamo.reset()
+    torch.compile(model, backend=backend, dynamic=False)(x).backward()
+    region = backend.plans[0]
+    assert region.plan.status == "reference"
+    graph = region.graph
+    computed: dict[int, int] = {}
+    for kind, _stage, v in _core.build_plan(graph, region.schedule):
+        if kind == "compute":
+            computed[v] = computed.get(v, 0) + 1
+    contractions = [v for v, node in enumerate(graph.nodes) if node.contraction]
+    assert contractions
+    assert [graph.nodes[v].name for v in contractions if computed[v] > 1] == []

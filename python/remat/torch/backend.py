@@ -14,7 +14,7 @@ signature gets its own plan.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import torch
 
@@ -141,7 +141,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
             time_limit_s: float = 60.0, compiler: str = "inductor", threads: int = 1,
             seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
-            unknown_ops: str = "error", flops_per_byte: float = 1.0,
+            unknown_ops: str = "error", flops_per_byte: Union[float, str] = 1.0,
             workspace: bool = True, inductor_config: Optional[dict] = None,
             strict: bool = False, schedule: Optional[Any] = None,
             fusion: Optional[bool] = None) -> RematBackend:

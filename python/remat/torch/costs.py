@@ -145,12 +145,17 @@ def _group_flops(joint: Any, group: int, flops_per_byte: float, unknown_ops: str
     return float(sum(read.values()) + joint.bytes[group]) * flops_per_byte
 
 
-def check_cost_options(flops_per_byte: float, unknown_ops: str) -> None:
+def check_cost_options(flops_per_byte: Any, unknown_ops: str, *,
+                       machine_ok: bool = False) -> None:
     if unknown_ops not in UNKNOWN_OPS:
         raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
                          f"got {unknown_ops!r}")
-    if not flops_per_byte >= 0:
-        raise UsageError(f"flops_per_byte must be a number >= 0, got {flops_per_byte!r}")
+    if machine_ok and flops_per_byte == "machine":
+        return
+    if isinstance(flops_per_byte, bool) or not isinstance(flops_per_byte, (int, float)) or \
+            not flops_per_byte >= 0:
+        raise UsageError(f"flops_per_byte must be a number >= 0"
+                         + (' or "machine"' if machine_ok else "") + f", got {flops_per_byte!r}")
 
 
 def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,

@@ -55,13 +55,38 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
             module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
             static_lifetime_input_indices=list(static_lifetime_input_indices or []))
     originals = {copy.name: node for node, copy in copies.items()}
+    inputs_of: dict[int, list[int]] = {}
+    for u, v in joint.edges:
+        inputs_of.setdefault(v, []).append(u)
     saved: set[int] = set()
     for p in backward.graph.find_nodes(op="placeholder"):
         node = originals.get(p.name)
         base = joint.base_of.get(node) if node is not None else None
         if base is not None and base < joint.loss:
             saved.add(base)
+        elif base is not None and base > joint.loss:
+            # A backward operation of the joint graph that reads forward values alone (a layer
+            # norm's normalised input, for its backward): torch computes it in forward and
+            # saves it. remat's graph computes it in backward, so the forward values it reads
+            # are held instead (the same bytes, for the statistics and the input).
+            saved |= _forward_sources(base, joint.loss, inputs_of)
     return MinCutPartition(saved, forward, backward)
+
+
+def _forward_sources(v: int, loss: int, inputs_of: dict[int, list[int]]) -> set[int]:
+    """The forward nodes that backward node ``v`` derives from through backward nodes."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    stack = [v]
+    while stack:
+        w = stack.pop()
+        for u in inputs_of.get(w, ()):
+            if u < loss:
+                found.add(u)
+            elif u > loss and u not in seen:
+                seen.add(u)
+                stack.append(u)
+    return found
 
 
 @dataclass
@@ -87,15 +112,25 @@ class TorchPartitions:
 
 def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
     """For each remat node, the last stage that holds it when the backward keeps only
-    ``saved`` of the forward values: saved values, the tangents and backward values until
-    their last reader, other forward values until their last forward reader."""
+    ``saved`` of the forward values: the tangents and backward values until their last
+    reader, other forward values until their last forward reader, and saved values until
+    their last reader or the last recomputation that reads them (a forward value backward
+    reads and the partition does not save is recomputed from saved values, which backward
+    keeps until then)."""
     last_reader = list(range(len(joint)))
     last_forward_reader = list(range(len(joint)))
+    inputs_of: list[list[int]] = [[] for _ in range(len(joint))]
     for u, v in joint.edges:
         last_reader[u] = max(last_reader[u], v)
+        inputs_of[v].append(u)
         if v <= joint.loss:
             last_forward_reader[u] = max(last_forward_reader[u], v)
-    return [last_reader[i] if i >= joint.loss or i in saved else last_forward_reader[i]
+    needed = list(last_reader)  # the last stage that reads the value or recomputes from it
+    for w in reversed(range(joint.loss)):
+        if w not in saved and needed[w] > joint.loss:
+            for u in inputs_of[w]:
+                needed[u] = max(needed[u], needed[w])
+    return [needed[i] if i >= joint.loss or i in saved else last_forward_reader[i]
             for i in range(len(joint))]
 
 

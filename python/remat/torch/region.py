@@ -15,6 +15,7 @@ import torch
 from remat import _core, planning
 from remat.errors import BudgetWarning, InfeasibleBudgetError, InputError, UsageError
 from remat.planning import _size_text
+from remat.torch.balance import machine_balance
 from remat.torch.costs import check_cost_options, joint_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
@@ -46,7 +47,7 @@ class RegionSettings:
     lower_bound: bool
     gap: float
     unknown_ops: str
-    flops_per_byte: float
+    flops_per_byte: Union[float, str]  # a number, or "machine" (balance.py)
     workspace: bool = True  # count kernel workspace (CPU convolutions) in the peak
     strict: bool = False    # raise when a region has no schedule within its budget
     # Saved schedule files (path, loaded document): a region whose graph one of them was made
@@ -109,13 +110,15 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
     _core._check_settings(limit, threads)
     if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
         raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
-    check_cost_options(flops_per_byte, unknown_ops)
+    check_cost_options(flops_per_byte, unknown_ops, machine_ok=True)
     return RegionSettings(budget=_size_text(budget, "budget"),
                           memory=_size_text(memory, "memory", percent=False),
                           optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
                           time_limit_s=limit, threads=threads, seed=seed,
                           lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
-                          flops_per_byte=float(flops_per_byte), workspace=bool(workspace),
+                          flops_per_byte=(flops_per_byte if flops_per_byte == "machine"
+                                          else float(flops_per_byte)),
+                          workspace=bool(workspace),
                           strict=bool(strict), schedules=_load_schedules(schedule))
 
 
@@ -165,7 +168,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     found none in time), the region gets the least-peak schedule found and a BudgetWarning says
     so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
     started = _now()
-    costs = joint_flops(joint, flops_per_byte=settings.flops_per_byte,
+    costs = joint_flops(joint, flops_per_byte=_flops_per_byte(settings, joint),
                         unknown_ops=settings.unknown_ops)
     graph = joint.to_graph(costs, "flop", workspace=settings.workspace)
     planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop",
@@ -260,6 +263,20 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
     return region(plan, schedule, note)
+
+
+def _flops_per_byte(settings: RegionSettings, joint: JointGraph) -> float:
+    """The settings' number, or with ``"machine"`` the balance of the device the region runs
+    on (balance.py)."""
+    if settings.flops_per_byte != "machine":
+        return float(settings.flops_per_byte)
+    devices = {v.device for n in joint.order if n is not None
+               for v in [n.meta.get("val")] if isinstance(v, torch.Tensor)}
+    device = next(iter(sorted(devices, key=str)), torch.device("cpu"))
+    if device.type == "meta":
+        raise UsageError('flops_per_byte="machine" measures the device the region runs on; '
+                         "a region traced on the meta device has none: give a number")
+    return machine_balance(device)
 
 
 def _torch_starts(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,

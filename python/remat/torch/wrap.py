@@ -15,7 +15,7 @@ require grad, training mode, autocast) fails Dynamo's guards once and gets its o
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 import torch
 
@@ -104,7 +104,7 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
          optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3, unknown_ops: str = "error",
-         flops_per_byte: float = 1.0, workspace: bool = True,
+         flops_per_byte: Union[float, str] = 1.0, workspace: bool = True,
          strict: bool = False, schedule: Optional[Any] = None) -> PlannedModule:
     """Returns ``model`` planned by remat, to train with ``loss.backward()`` as usual.
 
