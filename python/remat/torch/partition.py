@@ -265,6 +265,9 @@ class RegionPlan:
     kept_bytes: int = 0             # held from the end of forward into backward (outputs aside)
     output_bytes: int = 0           # the outputs handed to the caller: what it computes from
                                     # them (a loss outside the compiled module) is not planned
+    # torch's own partitions offered to the planner, in remat's model: (name, peak, cost)
+    torch_partitions: tuple = ()
+    tightened: str = ""             # why the plan's budget is below the asked one, or ""
 
     @property
     def within_budget(self) -> bool:
@@ -364,6 +367,8 @@ class RematPartition:
                                      note=planned.note, reference=planned.reference,
                                      reference_peak_bytes=planned.reference_peak_bytes,
                                      kept_bytes=planned.kept_bytes,
+                                     torch_partitions=planned.torch_partitions,
+                                     tightened=planned.tightened,
                                      output_bytes=joint.output_bytes()))
         return forward, backward
 

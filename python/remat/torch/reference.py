@@ -4,9 +4,12 @@ Plain ``torch.compile`` (Inductor) partitions a region's joint graph with AOTAut
 partitioner: the forward saves a cut of values and the backward recomputes the cheap operations
 between them. remat reads that partition as a schedule of its own graph: each remat node is
 held from its computation to its last reader when the partition saves it (or it is a tangent
-or a backward value), a forward value the partition does not save is held only through the
-forward, and every other read is a recomputation (the cheapest one, docs/design.md §3's R from
-S). The simulator then gives its peak and cost like any schedule's; at a budget that holds
+or a backward value), and a saved value further, to the last recomputation that reads it; a
+forward value the partition does not save is held only through the forward, and every other
+read is a recomputation (the cheapest one, docs/design.md §3's R from S). torch may compute a
+backward operation of the joint graph in forward and save it, when it reads forward values
+alone (a layer norm's normalised input): remat's graph computes it in backward, so the forward
+values it derives from count as saved. The simulator then gives its peak and cost like any schedule's; at a budget that holds
 that peak (100%) the region runs torch's partition itself. Eager autograd (``wrap``,
 ``compiler="aot_eager"``) saves what the backward reads: its reference is remat's
 no-rematerialization schedule (region.py).

@@ -149,6 +149,9 @@ class RegionSchedule:
     # The plan is torch's own partition at this activation_memory_budget (1: plain
     # torch.compile's), which the region then runs as torch does; None: remat's schedule.
     torch_budget: Optional[float] = None
+    # torch's own partitions offered to the planner, in remat's model: (name, peak, cost).
+    torch_partitions: tuple = ()
+    tightened: str = ""  # why the plan's budget is below the asked one ("" when it is not)
 
 
 def plan_region(settings: RegionSettings, joint: JointGraph,
@@ -198,10 +201,10 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return _plan_of(graph, schedule, strategy, status, budget, no_remat.cost,
                         no_remat.peak_bytes, fixed, bound)
 
-    def region(plan, schedule, note="", torch_budget=None):
+    def region(plan, schedule, note="", torch_budget=None, torch_partitions=(), tightened=""):
         return RegionSchedule(plan, graph, schedule, note, reference_name,
                               reference_sim.peak_bytes, kept_bytes(graph, schedule, joint),
-                              torch_budget)
+                              torch_budget, torch_partitions, tightened)
 
     if settings.schedules:
         return _loaded_region(settings, joint, graph, budget_bytes, no_room, plan_of, region)
@@ -226,7 +229,14 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         share = 1.0 if settings.strict else LEAST_PEAK_SHARE_LEFT
         starts = _torch_starts(settings, joint, graph, partitions, reference,
                                budget_bytes / max(1, reference_sim.peak_bytes))
-        report = planning.plan(planning_graph, budget=budget_bytes,
+        # Never a plan that torch's own partition beats in both peak and cost: when the
+        # knob's partition fits the budget, the plan is made within its peak (and starts from
+        # it), so that it holds no more than the knob and costs no more.
+        compared = [(name, _core.simulate(graph, s)) for name, s, _ in starts]
+        torch_figures = tuple((name, sim.peak_bytes, sim.cost) for name, sim in compared)
+        fitting = [sim.peak_bytes for _, sim in compared if sim.peak_bytes <= budget_bytes]
+        plan_budget = min([budget_bytes, *fitting])
+        report = planning.plan(planning_graph, budget=plan_budget,
                                strategies=[settings.strategy],
                                time_limit_s=max(share * (settings.time_limit_s -
                                                          (_now() - started)), 0.1),
@@ -234,7 +244,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                                lower_bound=settings.lower_bound, gap=settings.gap,
                                starts=[(name, s) for name, s, _ in starts])
         row = report.rows[0]
-        failure = (no_schedule_error(settings.strategy, budget_bytes, row) if not row.fits
+        failure = (no_schedule_error(settings.strategy, plan_budget, row) if not row.fits
                    else _recomputes_once_only(joint, planning_graph, row.schedule,
                                               settings.strategy))
         if failure is None:
@@ -246,9 +256,18 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             operations = _core.build_plan(planning_graph, row.schedule)
             known = next(((name, fraction) for name, s, fraction in starts
                           if _core.build_plan(planning_graph, s) == operations), None)
+            # The bound and the budget are those of the plan's budget: below the asked one, it
+            # is torch's partition's peak, and the bound is valid there, not at the asked one.
             plan = plan_of(row.schedule, row.solver_status or "heuristic", bound,
+                           budget=plan_budget,
                            strategy=known[0] if known else settings.strategy)
-            return region(plan, row.schedule, torch_budget=known[1] if known else None)
+            tightened = "" if plan_budget == budget_bytes else (
+                f"planned within {_core.format_bytes(plan_budget)}, the peak of "
+                f"{next(n for n, p, _ in torch_figures if p == plan_budget)} (remat's model), "
+                f"below the budget {_core.format_bytes(budget_bytes)}: no plan that torch's own "
+                "partition beats in both peak and cost")
+            return region(plan, row.schedule, torch_budget=known[1] if known else None,
+                          torch_partitions=torch_figures, tightened=tightened)
     if settings.strict:
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
