@@ -262,3 +262,17 @@ def test_no_plan_that_the_knobs_partition_beats_in_peak_and_cost():
     assert region.plan.predicted_peak_bytes <= knob_peak
     assert region.plan.cost <= knob_cost
     assert region.plan.budget_bytes == knob_peak and "activation_memory_budget" in region.tightened
+
+
+def test_torchs_partitions_of_a_model_with_dropout_are_offered():
+    # Random operations under Inductor: torch's partitions, read as schedules, are offered as
+    # starts (listed, in remat's model, whether they fit or not).
+    torch.manual_seed(0)
+    model = nn.Sequential(*[layer for _ in range(4) for layer in (
+        nn.Linear(WIDTH, 4 * WIDTH), nn.GELU(), nn.Dropout(0.1), nn.Linear(4 * WIDTH, WIDTH))],
+        nn.Linear(WIDTH, 1))
+    backend = remat.torch.backend(budget="70%")
+    torch._dynamo.reset()
+    torch.compile(model, backend=backend, dynamic=False)(torch.randn(64, WIDTH)).sum().backward()
+    names = [name for name, _, _ in backend.plans[0].torch_partitions]
+    assert names == ["torch.compile's min-cut partition", "torch's activation_memory_budget=0.7"]

@@ -114,6 +114,20 @@ def test_min_cut_reference_holds_saved_values_to_their_last_reader():
         remat.simulate(graph, _core.schedule_holding(graph, everything)).cost
 
 
+
+def test_torchs_partition_never_recomputes_what_must_run_once():
+    # Inductor's seed draw and in-place writes run once; torch keeps them whether its
+    # partition saves them or not, so the partition read as a schedule holds them.
+    model, loss_fn, inputs = networks.mlp(batch=16, width=8, depth=2)
+    made, _ = run_with_schedule(model, loss_fn, inputs, last_readers)
+    joint = made["joint"]
+    read_in_backward = [u for u, v in joint.edges if u < joint.loss < v]
+    v = read_in_backward[0]
+    assert held_until_of(joint, set())[v] < last_readers(joint)[v]
+    joint.once = {v}
+    assert held_until_of(joint, set())[v] == last_readers(joint)[v]
+
+
 class _Masked(nn.Module):
     """Boolean-mask indexing (an output size that depends on the data) and ``.item()``."""
 

@@ -119,7 +119,7 @@ def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
     reader, other forward values until their last forward reader, and saved values until
     their last reader or the last recomputation that reads them (a forward value backward
     reads and the partition does not save is recomputed from saved values, which backward
-    keeps until then)."""
+    keeps until then). What must run once counts as saved."""
     last_reader = list(range(len(joint)))
     last_forward_reader = list(range(len(joint)))
     inputs_of: list[list[int]] = [[] for _ in range(len(joint))]
@@ -128,6 +128,9 @@ def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
         inputs_of[v].append(u)
         if v <= joint.loss:
             last_forward_reader[u] = max(last_forward_reader[u], v)
+    # What must run once (an in-place write, Inductor's seed draw) is never recomputed: torch
+    # keeps it as a saved value.
+    saved = set(saved) | {v for v in joint.once if v < joint.loss}
     needed = list(last_reader)  # the last stage that reads the value or recomputes from it
     for w in reversed(range(joint.loss)):
         if w not in saved and needed[w] > joint.loss:

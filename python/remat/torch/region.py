@@ -213,6 +213,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # The budget holds what plain torch.compile runs: the region runs that.
         return region(plan_of(reference, "reference", None, strategy=reference_name),
                       reference, torch_budget=1.0)
+    torch_figures: tuple = ()
     if no_room is not None:
         failure = no_room
     elif budget_bytes < minimum:
@@ -281,7 +282,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             f"{_core.format_bytes(plan.predicted_peak_bytes)}"
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
-    return region(plan, schedule, note)
+    return region(plan, schedule, note, torch_partitions=torch_figures)
 
 
 def _flops_per_byte(settings: RegionSettings, joint: JointGraph) -> float:
