@@ -276,3 +276,23 @@ def test_torchs_partitions_of_a_model_with_dropout_are_offered():
     torch.compile(model, backend=backend, dynamic=False)(torch.randn(64, WIDTH)).sum().backward()
     names = [name for name, _, _ in backend.plans[0].torch_partitions]
     assert names == ["torch.compile's min-cut partition", "torch's activation_memory_budget=0.7"]
+
+
+def test_a_region_whose_groups_cannot_be_contracted_is_planned_unfused(chains, monkeypatch):
+    import remat.torch.fusion as fusion
+
+    def broken(joint, groups=None):
+        raise ValueError("the fusion groups are not convex: contracting them makes a cycle")
+
+    monkeypatch.setattr(fusion, "fuse", broken)
+    made = {}
+
+    def plan(joint, _partitions, _held):
+        made["joint"] = joint
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        return RegionSchedule(None, graph, _core.run_strategy("checkpoint-all", graph, 0).schedule)
+
+    model, x = chains
+    with pytest.warns(UserWarning, match="without Inductor's fusion groups"):
+        compile_with_plan(copy.deepcopy(model), x, plan)
+    assert made["joint"].fused == {}

@@ -87,9 +87,10 @@ def fuse(joint: JointGraph,
     # output computes its cone, in the original order, views included.
     cone_of: dict[int, list[int]] = {}
     for members, _ in groups:
+        member_set = set(members)
         for u in members:
             if u in read_outside:
-                cone_of[u] = _cone(u, set(members), read_outside, inputs_of)
+                cone_of[u] = _cone(u, member_set, read_outside, inputs_of)
     kept = [u for u in range(count) if group_of[u] < 0 or u in cone_of]
     holder: dict[int, int] = {u: u for u in kept}  # an original node -> the kept one for it
     for u, cone in cone_of.items():
@@ -97,9 +98,10 @@ def fuse(joint: JointGraph,
             holder.setdefault(w, u)
     edges_of: dict[int, set[int]] = {u: set() for u in kept}
     for u in kept:
+        inside = set(cone_of.get(u, ()))
         for w in cone_of.get(u, [u]):
             for a in inputs_of[w]:
-                if a in cone_of.get(u, ()):
+                if a in inside:
                     continue
                 edges_of[u].add(a if a in edges_of else holder[a])
     order = _topological(kept, edges_of)
@@ -113,9 +115,9 @@ def fuse(joint: JointGraph,
             if joint.order[joint.base_of[n]] is not n:  # a view: emitted with its base
                 views_of.setdefault(joint.base_of[n], []).append(n)
     fused: dict[int, tuple[fx.Node, ...]] = {}
+    position = {n: i for i, n in enumerate(joint.module.graph.nodes)}
     for u, cone in cone_of.items():
         if len(cone) > 1:
-            position = {n: i for i, n in enumerate(joint.module.graph.nodes)}
             nodes = [joint.order[w] for w in cone] + \
                 [n for w in cone if w != u for n in views_of.get(w, ())]
             fused[new_id[u]] = tuple(sorted(nodes, key=position.__getitem__))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import operator
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -331,7 +332,11 @@ class RematPartition:
         if self.fusion:
             from remat.torch.fusion import fuse
 
-            joint = fuse(joint)
+            try:
+                joint = fuse(joint)
+            except ValueError as error:  # torch's groups broke remat's order: plan unfused
+                warnings.warn(f"remat: region {len(self.plans)} is planned without Inductor's "
+                              f"fusion groups ({error})", stacklevel=2)
         partitions = None
         if self.min_cut_reference:
             from remat.torch.reference import TorchPartitions
