@@ -240,6 +240,7 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         backend = remat.torch.backend(budget=f"{100 * fraction:g}%",
                                       strategy=args.strategy, time_limit_s=args.time_limit,
                                       workspace=workspace, fusion=args.fusion == "on",
+                                      inductor_config=json.loads(args.inductor_config or "{}"),
                                       flops_per_byte=(args.flops_per_byte
                                                       if args.flops_per_byte == "machine"
                                                       else float(args.flops_per_byte)))
@@ -394,6 +395,9 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--strategy", default="local-search")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--inductor-config", default="",
+                        help="remat's inductor_config=, as JSON (e.g. "
+                             "'{\"score_fusion_memory_threshold\": 1000000000000}')")
     parser.add_argument("--flops-per-byte", default="1",
                         help="remat's weight of a byte moved: a number or 'machine'")
     parser.add_argument("--fusion", choices=("on", "off"), default="on",
