@@ -16,7 +16,6 @@ import remat.torch
 from remat import _core
 from remat.torch.backend import _boxed_eager
 from remat.torch.costs import joint_flops, node_flops
-from remat.torch.fusion import fuse
 from remat.torch.partition import RematPartition
 from remat.torch.region import RegionSchedule
 

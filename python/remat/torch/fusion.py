@@ -36,8 +36,6 @@ from remat.torch.joint import JointGraph
 __all__ = ["fusion_groups", "fuse"]
 
 
-
-
 def fusion_groups(joint: JointGraph) -> list[tuple[list[int], list[fx.Node]]]:
     """The remat nodes of ``joint`` that Inductor fuses: groups of two or more node ids
     (sorted), each within forward or within backward, with the FX nodes of its region that
