@@ -108,51 +108,62 @@ class Reevaluations {
   std::vector<std::vector<int32_t>> columns_;  // per input p: a column per interval, or -1
 };
 
-// Which stages get a covering row: every stage whose cut overflows when their terms fit
-// `max_terms`, else those that overflow most first (held - capacity, ties by stage), as
-// many as fit. A subset of the rows is a relaxation, so the bound stays valid; the largest
-// overflows are where a schedule must give up most, at the start of backward in a deep
-// network, which rows taken in stage order would reach last.
-std::vector<bool> ChooseRows(const Graph& graph, int64_t budget_bytes, int64_t max_terms) {
+// A frontier cut that overflows: at `stage`, the values held across it in the no-remat
+// schedule (its inputs aside: `terms` of them) exceed what the budget leaves beside the
+// stage's own output, workspace and inputs by `deficit` bytes.
+struct Cut {
+  int64_t deficit;
+  int64_t terms;
+  int32_t stage;
+};
+
+// The overflowing cuts in stage order, up to the first stage whose own memory exceeds the
+// budget (BuildCovering's infeasibility proof). Values alive across boundary t+1 are u < t
+// with a consumer > t; their total is kept exactly, so the pass is linear.
+std::vector<Cut> OverflowingCuts(const Graph& graph, int64_t budget_bytes) {
   const int32_t n = graph.size();
-  struct Cut {
-    int64_t deficit;
-    int64_t terms;
-    int32_t stage;
-  };
   std::vector<Cut> cuts;
-  std::vector<std::vector<int32_t>> expires(n);
-  int64_t open_bytes = 0, open_count = 0, total_terms = 0;
+  std::vector<std::vector<int32_t>> expires(n);  // expires[t]: values whose last consumer is t
+  int64_t open_bytes = 0, open_count = 0;
   for (int32_t t = 0; t < n; ++t) {
+    // Live while t first runs: its output, its workspace and its inputs (docs/design.md §3).
     int64_t fixed = graph.node(t).bytes + graph.node(t).workspace_bytes;
     for (int32_t p : graph.preds(t)) fixed += graph.node(p).bytes;
+    const int64_t capacity = budget_bytes - fixed;
+    if (capacity < 0) break;
     for (int32_t u : expires[t]) {
       open_bytes -= graph.node(u).bytes;
       --open_count;
     }
     int64_t held = open_bytes, terms = open_count;
     for (int32_t p : graph.preds(t)) {
-      if (graph.last_consumer(p) > t) {
+      if (graph.last_consumer(p) > t) {  // an input, not held
         held -= graph.node(p).bytes;
         --terms;
       }
     }
-    const int64_t capacity = budget_bytes - fixed;
-    if (held > capacity && capacity >= 0) {
-      cuts.push_back({held - capacity, terms, t});
-      total_terms += terms;
-    }
+    if (held > capacity) cuts.push_back({held - capacity, terms, t});
     if (graph.last_consumer(t) > t) {
       open_bytes += graph.node(t).bytes;
       ++open_count;
       expires[graph.last_consumer(t)].push_back(t);
     }
   }
-  std::vector<bool> chosen(static_cast<size_t>(n), false);
+  return cuts;
+}
+
+// Which cuts get a covering row: all when their terms fit `max_terms`, else those that
+// overflow most first (ties by stage), as many as fit. A subset of the rows is a relaxation,
+// so the bound stays valid; the largest overflows are where a schedule must give up most, at
+// the start of backward in a deep network, which rows taken in stage order would reach last.
+std::vector<bool> ChooseRows(std::vector<Cut> cuts, int32_t n, int64_t max_terms) {
+  int64_t total_terms = 0;
+  for (const Cut& cut : cuts) total_terms += cut.terms;
   if (total_terms > max_terms) {
     std::stable_sort(cuts.begin(), cuts.end(),
                      [](const Cut& a, const Cut& b) { return a.deficit > b.deficit; });
   }
+  std::vector<bool> chosen(static_cast<size_t>(n), false);
   int64_t terms = 0;
   for (const Cut& cut : cuts) {
     if (terms + cut.terms > max_terms) continue;
@@ -170,43 +181,36 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
   const std::vector<int32_t> coupling =
       couple_inputs ? CouplingInputs(graph) : std::vector<int32_t>(static_cast<size_t>(n), -1);
   Reevaluations reevaluations(graph, cost_scale);
-  const std::vector<bool> chosen = ChooseRows(graph, budget_bytes, max_row_terms);
+  const std::vector<Cut> cuts = OverflowingCuts(graph, budget_bytes);
+  const std::vector<bool> chosen = ChooseRows(cuts, n, max_row_terms);
+  std::vector<int64_t> deficit(static_cast<size_t>(n), 0);
+  for (const Cut& cut : cuts) deficit[cut.stage] = cut.deficit;
+  model.overflowing = static_cast<int32_t>(cuts.size());
   // column[e] for the interval that ends at the e-th consumer of u (succs(u)[e]), created on
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
   for (int32_t u = 0; u < n; ++u) column[u].assign(graph.succs(u).size(), -1);
   // Values alive across boundary t+1 in the no-remat schedule: u < t with a consumer > t.
   // `open` lists them, with expired entries dropped only when a row is built (each entry is
-  // dropped once); `open_bytes` is their exact total, so stages that do not overflow cost
-  // O(inputs) and the whole pass is linear plus the rows' size.
+  // dropped once), so the pass is linear plus the rows' size.
   std::vector<int32_t> open;
-  std::vector<std::vector<int32_t>> expires(n);  // expires[t]: values whose last consumer is t
-  int64_t open_bytes = 0;
   for (int32_t t = 0; t < n; ++t) {
-    // Live while t first runs: its output, its workspace and its inputs (docs/design.md §3).
     int64_t fixed = graph.node(t).bytes + graph.node(t).workspace_bytes;
     for (int32_t p : graph.preds(t)) fixed += graph.node(p).bytes;
-    const int64_t capacity = budget_bytes - fixed;
-    if (capacity < 0) {
+    if (budget_bytes < fixed) {  // the stage alone exceeds the budget (OverflowingCuts)
       model.infeasible = true;
       model.stage = t;
       return model;
     }
-    for (int32_t u : expires[t]) open_bytes -= graph.node(u).bytes;
-    int64_t held = open_bytes;
-    for (int32_t p : graph.preds(t)) {
-      if (graph.last_consumer(p) > t) held -= graph.node(p).bytes;  // an input, not held
-    }
-    if (held > capacity) ++model.overflowing;
-    if (held > capacity && !chosen[t]) ++model.rows_left_out;
-    if (held > capacity && chosen[t] && model.truncated_at < 0 &&
+    if (deficit[t] > 0 && !chosen[t]) ++model.rows_left_out;
+    if (chosen[t] && model.truncated_at < 0 &&
         model.lp.num_rows() % 64 == 0 &&
         (std::chrono::steady_clock::now() > deadline || CancelRequested())) {
       // Past the deadline (read every 64 rows) no more rows are built: rows left out only
       // weaken the bound, which stays valid.
       model.truncated_at = t;
     }
-    if (held > capacity && chosen[t] && model.truncated_at < 0) {
+    if (chosen[t] && model.truncated_at < 0) {
       std::erase_if(open, [&](int32_t u) { return graph.last_consumer(u) <= t; });
       std::vector<Term> terms;
       terms.reserve(open.size());
@@ -238,13 +242,9 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
       }
       model.terms += static_cast<int64_t>(terms.size());
-      model.lp.AddRow(static_cast<double>(held - capacity), std::move(terms), kInfinity);
+      model.lp.AddRow(static_cast<double>(deficit[t]), std::move(terms), kInfinity);
     }
-    if (graph.last_consumer(t) > t) {
-      open.push_back(t);
-      open_bytes += graph.node(t).bytes;
-      expires[graph.last_consumer(t)].push_back(t);
-    }
+    if (graph.last_consumer(t) > t) open.push_back(t);
   }
   return model;
 }

@@ -66,8 +66,7 @@ Schedule SegmentedSchedule(const Graph& graph, const std::vector<bool>& keep,
       const auto [it, added] = block_segment.emplace(block, segments);
       if (added) ++segments;
       segment[v] = it->second;
-    } else if (v > 0 && segment[v - 1] >= 0 && graph.node(v - 1).block == block &&
-               !whole.count(block)) {
+    } else if (v > 0 && segment[v - 1] >= 0 && graph.node(v - 1).block == block) {
       segment[v] = segment[v - 1];  // the run of recomputed values between kept ones goes on
     } else {
       segment[v] = segments++;
@@ -189,7 +188,6 @@ StrategyResult SelectiveRecompute(const Graph& graph, int64_t budget_bytes) {
                                       graph.forward_nodes().size() - kept));
 }
 
-
 std::vector<int32_t> ContractionsToDrop(const Graph& graph) {
   const std::vector<bool> boundary = HasBlocks(graph) ? BlockCheckpoints(graph)
                                                       : std::vector<bool>(graph.size(), false);
@@ -212,11 +210,10 @@ Schedule SelectiveDropping(const Graph& graph, const std::vector<int32_t>& order
   }
   std::vector<bool> keep = SelectiveCheckpoints(graph);
   for (size_t k = 0; k < dropped; ++k) keep[order[k]] = false;
-  if (last_block_whole) {
-    const std::vector<std::string> blocks = BlocksInOrder(graph);
-    for (int32_t v : graph.forward_nodes()) {
-      if (!blocks.empty() && graph.node(v).block == blocks.back()) keep[v] = true;
-    }
+  const std::vector<std::string> blocks = last_block_whole ? BlocksInOrder(graph)
+                                                           : std::vector<std::string>{};
+  for (int32_t v : graph.forward_nodes()) {
+    if (!blocks.empty() && graph.node(v).block == blocks.back()) keep[v] = true;
   }
   return SegmentedSchedule(graph, keep, {});
 }

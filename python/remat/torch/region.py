@@ -228,7 +228,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # Without strict, the least-peak search keeps a share of the time in case the
         # strategy finds nothing.
         share = 1.0 if settings.strict else LEAST_PEAK_SHARE_LEFT
-        starts = _torch_starts(settings, joint, graph, partitions, reference,
+        starts = _torch_starts(joint, graph, partitions, reference,
                                budget_bytes / max(1, reference_sim.peak_bytes))
         # Never a plan that torch's own partition beats in both peak and cost: when the
         # knob's partition fits the budget, the plan is made within its peak (and starts from
@@ -299,7 +299,7 @@ def _flops_per_byte(settings: RegionSettings, joint: JointGraph) -> float:
     return machine_balance(device)
 
 
-def _torch_starts(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
+def _torch_starts(joint: JointGraph, graph: _core.Graph,
                   partitions: Optional[TorchPartitions], min_cut: _core.Schedule,
                   fraction: float) -> list[tuple[str, _core.Schedule, float]]:
     """torch's own partitions as schedules of ``graph`` (name, schedule, the knob's fraction):
