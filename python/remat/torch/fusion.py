@@ -39,8 +39,11 @@ __all__ = ["fusion_groups", "fuse"]
 def fusion_groups(joint: JointGraph) -> list[tuple[list[int], list[fx.Node]]]:
     """The remat nodes of ``joint`` that Inductor fuses: groups of two or more node ids
     (sorted), each within forward or within backward, with the FX nodes of its region that
-    derive from them (their views)."""
-    from torch._inductor.fx_passes.fusion_regions import build_fusion_regions
+    derive from them (their views). ValueError when this torch has no fusion regions."""
+    try:
+        from torch._inductor.fx_passes.fusion_regions import build_fusion_regions
+    except ImportError as error:  # a torch without them: the caller plans unfused
+        raise ValueError(f"this torch has no fusion regions ({error})") from error
 
     regions = build_fusion_regions(joint.module)
     seen: set[int] = set()
