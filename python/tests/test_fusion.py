@@ -295,3 +295,15 @@ def test_a_region_whose_groups_cannot_be_contracted_is_planned_unfused(chains, m
     with pytest.warns(UserWarning, match="without Inductor's fusion groups"):
         compile_with_plan(copy.deepcopy(model), x, plan)
     assert made["joint"].fused == {}
+
+
+def test_a_torch_without_fusion_regions_plans_unfused(chains, monkeypatch):
+    import sys
+
+    from remat.torch.fusion import fusion_groups
+
+    joint = joints(*chains)["joint"]
+    assert fusion_groups(joint)  # this torch has them: the chains fuse
+    monkeypatch.setitem(sys.modules, "torch._inductor.fx_passes.fusion_regions", None)
+    with pytest.raises(ValueError, match="no fusion regions"):
+        fusion_groups(joint)
