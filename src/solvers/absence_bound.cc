@@ -65,40 +65,46 @@ std::vector<int32_t> CouplingInputs(const Graph& graph) {
   return coupling;
 }
 
-// The re-evaluations of coupling inputs (Lemma 4): for an input p, its consumers' consumers
-// after p's last consumer, sorted, cut the stages after it into intervals, one binary each
-// ("p is evaluated again in this interval"), created when a coupled column first needs it.
+// The re-evaluations of coupling inputs (Lemmas 4 and 5): for an input p, its consumers'
+// consumers after p's last consumer, sorted, cut the stages after it into intervals, the last
+// one reaching the end of the graph, one binary each ("p is evaluated again in this
+// interval"), created when a coupled column first needs it.
 class Reevaluations {
  public:
   Reevaluations(const Graph& graph, double cost_scale)
       : graph_(graph), cost_scale_(cost_scale), ends_(graph.size()), columns_(graph.size()) {}
 
-  // The columns of p's intervals within (from, to], both consumers' positions at or after
-  // p's last consumer.
-  std::vector<int32_t> Within(LinearModel& lp, int32_t p, int32_t from, int32_t to) {
+  // The columns of p's intervals that meet (from, to], where from is at or after p's last
+  // consumer. For a coupling input of a value read at `from` and `to` (Lemma 4) those
+  // intervals make up (from, to] exactly; further up a chain (Lemma 5) the first and last may
+  // reach beyond it.
+  std::vector<int32_t> Meeting(LinearModel& lp, int32_t p, int32_t from, int32_t to) {
     std::vector<int32_t>& ends = ends_[static_cast<size_t>(p)];
     std::vector<int32_t>& columns = columns_[static_cast<size_t>(p)];
+    const int32_t last = graph_.last_consumer(p);
     if (columns.empty()) {  // p's intervals, cut the first time a column needs them
       for (const int32_t w : graph_.succs(p)) {
         for (const int32_t c : graph_.succs(w)) {
-          if (c > graph_.last_consumer(p)) ends.push_back(c);
+          if (c > last) ends.push_back(c);
         }
       }
+      ends.push_back(graph_.size());  // the stages after every cut
       std::sort(ends.begin(), ends.end());
       ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
       columns.assign(ends.size(), -1);
     }
-    std::vector<int32_t> within;
-    for (auto e = std::upper_bound(ends.begin(), ends.end(), from);
-         e != ends.end() && *e <= to; ++e) {
+    std::vector<int32_t> meeting;
+    for (auto e = std::upper_bound(ends.begin(), ends.end(), from); e != ends.end(); ++e) {
+      const int32_t starts_after = e == ends.begin() ? last : *(e - 1);
+      if (starts_after >= to) break;
       int32_t& c = columns[static_cast<size_t>(e - ends.begin())];
       if (c < 0) {
         c = lp.AddColumn({.lower = 0, .upper = 1, .objective = graph_.node(p).cost / cost_scale_,
                           .integer = true});
       }
-      within.push_back(c);
+      meeting.push_back(c);
     }
-    return within;
+    return meeting;
   }
 
  private:
@@ -174,12 +180,13 @@ std::vector<bool> ChooseRows(std::vector<Cut> cuts, int32_t n, int64_t max_terms
 }
 
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
-                            std::chrono::steady_clock::time_point deadline, bool couple_inputs,
+                            std::chrono::steady_clock::time_point deadline, int32_t coupling_depth,
                             int64_t max_row_terms) {
   const int32_t n = graph.size();
   CoveringModel model;
   const std::vector<int32_t> coupling =
-      couple_inputs ? CouplingInputs(graph) : std::vector<int32_t>(static_cast<size_t>(n), -1);
+      coupling_depth > 0 ? CouplingInputs(graph)
+                         : std::vector<int32_t>(static_cast<size_t>(n), -1);
   Reevaluations reevaluations(graph, cost_scale);
   const std::vector<Cut> cuts = OverflowingCuts(graph, budget_bytes);
   const std::vector<bool> chosen = ChooseRows(cuts, n, max_row_terms);
@@ -225,15 +232,17 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
           c = model.lp.AddColumn({.lower = 0, .upper = 1,
                                   .objective = graph.node(u).cost / cost_scale,
                                   .integer = true});
-          // Lemma 4: when the coupling input p is dead before this interval starts, the
-          // column means "u and p absent together somewhere in it", and p is evaluated again
-          // within it: a <= the sum of p's re-evaluation binaries inside the interval.
-          const int32_t p = coupling[static_cast<size_t>(u)];
+          // Lemmas 4 and 5: when the coupling input p (and its own, and so on up the chain)
+          // is dead before this interval starts, the column means "u and all of them absent
+          // together somewhere in it", and each is evaluated again within it: a <= the sum of
+          // its re-evaluation binaries that meet the interval, one row per member.
           const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
-          if (p >= 0 && from >= graph.last_consumer(p)) {
+          const int32_t to = succs[static_cast<size_t>(e)];
+          int32_t p = coupling[static_cast<size_t>(u)];
+          for (int32_t depth = 0; p >= 0 && depth < coupling_depth && from >= graph.last_consumer(p);
+               ++depth, p = coupling[static_cast<size_t>(p)]) {
             std::vector<Term> link = {{c, 1.0}};
-            const int32_t to = succs[static_cast<size_t>(e)];
-            for (const int32_t r : reevaluations.Within(model.lp, p, from, to)) {
+            for (const int32_t r : reevaluations.Meeting(model.lp, p, from, to)) {
               link.push_back({r, -1.0});
             }
             model.lp.AddRow(-kInfinity, std::move(link), 0.0);
@@ -264,7 +273,7 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
       graph, budget_bytes, cost_scale,
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                   std::chrono::duration<double>(options.time_limit_s / 2)),
-      options.couple_inputs, options.max_row_terms);
+      options.couple_inputs ? options.coupling_depth : 0, options.max_row_terms);
   auto finish = [&] {
     bound.solve_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

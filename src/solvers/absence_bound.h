@@ -22,6 +22,10 @@ struct AbsenceBoundOptions {
   // Lemma 4 of docs/solvers.md: an absent value whose covering input is dead charges that
   // input's re-evaluation too. False gives the plain covering problem (for comparison).
   bool couple_inputs = true;
+  // Lemma 5: how far up a chain of coupling inputs (p's own coupling input, and so on) an
+  // absence is linked; 1 is Lemma 4 alone. A pointwise chain such as GPT-2's tanh GELU is
+  // eight operations long.
+  int32_t coupling_depth = 8;
   // CBC runs after the LP relaxation only on coverings of at most this many nonzeros (its
   // memory grows with them: about 200 MB at 400,000); above, the LP relaxation is the bound.
   int64_t max_cbc_terms = 100'000;

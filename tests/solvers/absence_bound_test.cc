@@ -147,6 +147,85 @@ TEST(AbsenceBoundTest, CoupledMembersNeverAboveTheOptimum) {
   EXPECT_GT(stronger, 0);
 }
 
+// p -> q -> a -> b (8 B) -> c -> d, and d reads a again; unit costs, 4 B each but b; budget
+// 12 B. While c runs, b and c take the budget, so a is absent there and computed again for d.
+// It comes back only through q, and q only through p (each as large as its one consumer: holding
+// it instead saves nothing), so the optimum recomputes all three: 6 + 3 = 9. The plain covering
+// charges a alone (7), Lemma 4 a and q (8), the chain p too (9).
+TEST(AbsenceBoundTest, HandCheckedCouplingChain) {
+  std::vector<Node> nodes = {{.name = "p", .cost = 1, .bytes = 4}, {.name = "q", .cost = 1, .bytes = 4},
+                             {.name = "a", .cost = 1, .bytes = 4}, {.name = "b", .cost = 1, .bytes = 8},
+                             {.name = "c", .cost = 1, .bytes = 4}, {.name = "d", .cost = 1, .bytes = 4}};
+  const Graph g(nodes, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {2, 5}});
+  EXPECT_NEAR(AbsenceGapLowerBound(g, 12, {.couple_inputs = false}).cost, 7, 1e-5);
+  EXPECT_NEAR(AbsenceGapLowerBound(g, 12, {.coupling_depth = 1}).cost, 8, 1e-5);
+  const AbsenceBound b = AbsenceGapLowerBound(g, 12);
+  ASSERT_EQ(b.status, SolveStatus::kOptimal) << b.message;
+  EXPECT_NEAR(b.cost, 9, 1e-4);
+  const double oracle = testing::OracleCost(testing::AllSchedules(g), 12);
+  EXPECT_NEAR(oracle, 9, 1e-9);
+}
+
+// A random DAG whose operations often read only the one before, which no one else reads then
+// (a pointwise chain, each link at least as large as the next: a coupling input), otherwise
+// a few earlier values that are not such links: where Lemma 5 follows chains.
+Graph RandomChainDag(uint32_t seed, int32_t ops) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> bytes(1, 8);
+  std::uniform_int_distribution<int> cost(1, 6);
+  std::bernoulli_distribution link(0.5), edge(0.4);
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::vector<bool> sealed;  // a link: read by the next operation alone
+  for (int32_t id = 0; id < ops; ++id) {
+    int64_t size = bytes(rng);
+    if (id > 0 && link(rng)) {
+      edges.push_back({id - 1, id});
+      sealed[id - 1] = true;
+      size = std::min(size, nodes.back().bytes);
+    } else {
+      for (int32_t r = 0; r < id; ++r) {
+        if (!sealed[r] && (edge(rng) || r == id - 1)) edges.push_back({r, id});
+      }
+    }
+    nodes.push_back({.name = fmt::format("n{}", id), .cost = static_cast<double>(cost(rng)),
+                     .bytes = size});
+    sealed.push_back(false);
+  }
+  return Graph(std::move(nodes), std::move(edges));
+}
+
+// Chains: never above the brute-force optimum (6 nodes) or the MILP optimum (8 to 11), and
+// above Lemma 4 alone somewhere.
+TEST(AbsenceBoundTest, CouplingChainsNeverAboveTheOptimum) {
+  int32_t stronger = 0;
+  for (uint32_t seed = 0; seed < 80; ++seed) {
+    const Graph g = RandomChainDag(seed, 6);
+    const auto outcomes = testing::AllSchedules(g);
+    for (int64_t budget : Budgets(g, 6)) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " budget " << budget);
+      const double oracle = testing::OracleCost(outcomes, budget);
+      const AbsenceBound b = AbsenceGapLowerBound(g, budget);
+      if (std::isinf(oracle) || b.status == SolveStatus::kInfeasible) continue;
+      EXPECT_LE(b.cost, oracle + 1e-6);
+      if (b.cost > AbsenceGapLowerBound(g, budget, {.coupling_depth = 1}).cost + 1e-6) ++stronger;
+    }
+  }
+  for (uint32_t seed = 0; seed < 16; ++seed) {
+    const Graph g = RandomChainDag(seed, 8 + static_cast<int32_t>(seed % 4));
+    for (int64_t budget : Budgets(g, 6)) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " budget " << budget);
+      const OptimizerResult opt = SolveOptimal(g, budget, {.mip = {.time_limit_s = 30}});
+      if (opt.status == SolveStatus::kInfeasible) continue;
+      ASSERT_EQ(opt.status, SolveStatus::kOptimal) << opt.message;
+      const AbsenceBound b = AbsenceGapLowerBound(g, budget);
+      EXPECT_LE(b.cost, opt.schedule->cost + 1e-6);
+      if (b.cost > AbsenceGapLowerBound(g, budget, {.coupling_depth = 1}).cost + 1e-6) ++stronger;
+    }
+  }
+  EXPECT_GT(stronger, 0);
+}
+
 TEST(AbsenceBoundTest, NeverAboveTheBruteForceOptimum) {
   int32_t binding = 0;  // cases where the bound says more than the sum of costs
   for (uint32_t seed = 0; seed < 12; ++seed) {
