@@ -84,7 +84,8 @@ void BindSchedule(py::module_& m) {
 
   m.def(
       "schedule_holding",
-      [](const Graph& g, const std::vector<int32_t>& held_until) {
+      [](const Graph& g, const std::vector<int32_t>& held_until,
+         const std::vector<std::tuple<int32_t, int32_t, int32_t>>& runs) {
         const int32_t n = g.size();
         if (static_cast<int32_t>(held_until.size()) != n) {
           throw InputError("held_until has " + std::to_string(held_until.size()) +
@@ -99,12 +100,21 @@ void BindSchedule(py::module_& m) {
           }
           if (held_until[i] > i) S.SetRun(i, i + 1, held_until[i]);
         }
+        for (const auto& [node, first, last] : runs) {
+          if (node < 0 || node >= n || first <= node || last >= n || first > last) {
+            throw InputError("run (" + std::to_string(node) + ", " + std::to_string(first) +
+                             ", " + std::to_string(last) + ") is not a node held over stages "
+                             "after its own within the graph's " + std::to_string(n));
+          }
+          S.SetRun(node, first, last);
+        }
         return ScheduleFromCheckpoints(g, std::move(S));
       },
-      py::arg("graph"), py::arg("held_until"),
+      py::arg("graph"), py::arg("held_until"), py::arg("runs") = std::vector<std::tuple<int32_t, int32_t, int32_t>>{},
       "The cheapest correct schedule (docs/design.md §3, R from S) that holds node i's output "
       "from the stage after its own through stage held_until[i] (none when held_until[i] <= "
-      "i) and recomputes whatever else a stage reads.");
+      "i), and each (node, first, last) of runs over stages first..last (a value recomputed "
+      "at stage first - 1 and kept), and recomputes whatever else a stage reads.");
 
   m.def(
       "check_schedule",

@@ -246,17 +246,18 @@ def test_torchs_partition_read_as_a_schedule_recomputes_no_contraction(fusion):
 
 
 def test_no_plan_that_the_knobs_partition_beats_in_peak_and_cost():
-    # At 90% of plain torch.compile's peak, torch's knob at 0.9 has a partition within the
-    # budget: the plan holds no more than it and costs no more (in remat's model).
+    # At 97% of plain torch.compile's peak, torch's knob at 0.97 has a partition within the
+    # budget (at 0.95 of plain's peak in remat's model): the plan holds no more than it and
+    # costs no more.
     torch.manual_seed(0)
     model, x = Residual(), torch.randn(BATCH, WIDTH)
-    backend = remat.torch.backend(budget="90%")
+    backend = remat.torch.backend(budget="97%")
     torch._dynamo.reset()
     torch.compile(model, backend=backend, dynamic=False)(x).backward()
     region = backend.plans[0]
     figures = dict((name, (peak, cost)) for name, peak, cost in region.torch_partitions)
-    knob_peak, knob_cost = figures["torch's activation_memory_budget=0.9"]
-    asked = int(0.9 * region.reference_peak_bytes)
+    knob_peak, knob_cost = figures["torch's activation_memory_budget=0.97"]
+    asked = int(0.97 * region.reference_peak_bytes)
     assert knob_peak < asked, "the knob's partition should fit this budget"
     assert region.plan.predicted_peak_bytes <= knob_peak
     assert region.plan.cost <= knob_cost

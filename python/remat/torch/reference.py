@@ -26,7 +26,7 @@ from remat import _core
 from remat.torch.joint import JointGraph
 
 __all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition",
-           "held_until_of", "min_cut_schedule"]
+           "held_until_of", "recomputed_runs", "min_cut_schedule"]
 
 
 @dataclass
@@ -113,33 +113,60 @@ class TorchPartitions:
         return self.made[key]
 
 
-def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
-    """For each remat node, the last stage that holds it when the backward keeps only
-    ``saved`` of the forward values: the tangents and backward values until their last
-    reader, other forward values until their last forward reader, and saved values until
-    their last reader or the last recomputation that reads them (a forward value backward
-    reads and the partition does not save is recomputed from saved values, which backward
-    keeps until then). What must run once counts as saved."""
-    last_reader = list(range(len(joint)))
-    last_forward_reader = list(range(len(joint)))
-    inputs_of: list[list[int]] = [[] for _ in range(len(joint))]
+def _backward_needs(joint: JointGraph, saved: set[int]):
+    """What reading a partition that saves ``saved`` rests on: the saved set with what must run
+    once (an in-place write, Inductor's seed draw: never recomputed, torch keeps it as a saved
+    value), and per node the first and the last stage that reads it or recomputes from it (a
+    forward value backward reads and the partition does not save is recomputed from its
+    inputs, which backward keeps until then); the first counts backward stages only,
+    ``len(joint)`` where none."""
+    n = len(joint)
+    saved = set(saved) | {v for v in joint.once if v < joint.loss}
+    last_needed = list(range(n))
+    first_needed = [n] * n
+    inputs_of: list[list[int]] = [[] for _ in range(n)]
     for u, v in joint.edges:
-        last_reader[u] = max(last_reader[u], v)
+        last_needed[u] = max(last_needed[u], v)
         inputs_of[v].append(u)
+        if v > joint.loss:
+            first_needed[u] = min(first_needed[u], v)
+    for w in reversed(range(joint.loss)):
+        if w not in saved and last_needed[w] > joint.loss:
+            for u in inputs_of[w]:
+                last_needed[u] = max(last_needed[u], last_needed[w])
+                first_needed[u] = min(first_needed[u], first_needed[w])
+    return saved, first_needed, last_needed
+
+
+def held_until_of(joint: JointGraph, saved: set[int]) -> list[int]:
+    """For each remat node, the last stage that holds it from its first computation when the
+    backward keeps only ``saved`` of the forward values: the tangents and backward values
+    until their last reader, other forward values until their last forward reader, and saved
+    values until their last reader or the last recomputation that reads them. What must run
+    once counts as saved."""
+    saved, _, last_needed = _backward_needs(joint, saved)
+    last_forward_reader = list(range(len(joint)))
+    for u, v in joint.edges:
         if v <= joint.loss:
             last_forward_reader[u] = max(last_forward_reader[u], v)
-    # What must run once (an in-place write, Inductor's seed draw) is never recomputed: torch
-    # keeps it as a saved value.
-    saved = set(saved) | {v for v in joint.once if v < joint.loss}
-    needed = list(last_reader)  # the last stage that reads the value or recomputes from it
-    for w in reversed(range(joint.loss)):
-        if w not in saved and needed[w] > joint.loss:
-            for u in inputs_of[w]:
-                needed[u] = max(needed[u], needed[w])
-    return [needed[i] if i >= joint.loss or i in saved else last_forward_reader[i]
+    return [last_needed[i] if i >= joint.loss or i in saved else last_forward_reader[i]
             for i in range(len(joint))]
 
 
+def recomputed_runs(joint: JointGraph, saved: set[int]) -> list[tuple[int, int, int]]:
+    """What backward keeps of what it recomputes, as (node, first, last) runs of held stages:
+    torch's backward graph computes a forward value it does not save once, before the first
+    backward node that reads it (or recomputes from it), and keeps it until the last; read as
+    a remat schedule, the value is recomputed in that stage and held from the next through
+    the last."""
+    saved, first_needed, last_needed = _backward_needs(joint, saved)
+    return [(w, first_needed[w] + 1, last_needed[w]) for w in range(joint.loss)
+            if w not in saved and joint.loss < first_needed[w] < last_needed[w]]
+
+
 def min_cut_schedule(graph: _core.Graph, joint: JointGraph, saved: set[int]) -> _core.Schedule:
-    """The schedule of the partition that saves ``saved`` (torch's min-cut partition)."""
-    return _core.schedule_holding(graph, held_until_of(joint, saved))
+    """The schedule of the partition that saves ``saved`` (torch's min-cut partition): saved
+    values held until backward is done with them, recomputed ones held from their
+    recomputation until their last reader (``recomputed_runs``)."""
+    return _core.schedule_holding(graph, held_until_of(joint, saved),
+                                  recomputed_runs(joint, saved))
