@@ -23,12 +23,18 @@ StrategyResult BestHeuristic(const Graph& graph, int64_t budget_bytes,
   auto consider = [&](StrategyResult result) {
     if (!best || IsBetter(result, *best)) best = std::move(result);
   };
-  for (const StrategySpec& spec : BaselineStrategies()) {
-    if (!spec.applies(graph)) continue;
-    // The baselines take milliseconds up to large graphs; past half the limit (a 100,000-node
-    // chain) the rest are skipped so that the answer comes on time.
+  // The baselines take milliseconds up to large graphs; past half the limit (a 100,000-node
+  // chain) the rest are skipped so that the answer comes on time. They run last registered
+  // first: the module baselines fitted to the budget, instant and the strongest on
+  // transformers, come before Griewank's and Chen's sweeps, which a short limit (what a
+  // compiled region leaves after torch's partitions) used to spend before reaching them. On a
+  // tie the first registered wins, as in registry order.
+  const std::vector<StrategySpec>& baselines = BaselineStrategies();
+  for (auto spec = baselines.rbegin(); spec != baselines.rend(); ++spec) {
+    if (!spec->applies(graph)) continue;
     if (best && (elapsed() > options.time_limit_s / 2 || CancelRequested())) break;
-    consider(spec.run(graph, budget_bytes));
+    StrategyResult result = spec->run(graph, budget_bytes);
+    if (!best || !IsBetter(*best, result)) best = std::move(result);
   }
   if (options.known) consider(*options.known);
   // Eviction gets up to three quarters of what is left; local search the rest.
