@@ -34,6 +34,12 @@ _now = time.monotonic
 # search, needed when the strategy finds nothing within the budget, what remains.
 LEAST_PEAK_SHARE_LEFT = 0.7
 
+# torch's knob's partition (a start, and the peak a plan keeps within when it fits) is made
+# only while less than this share of a region's time is spent: past it, what is left goes to
+# the strategy (a 24-layer GPT-2 spent 6 of its 10 s on torch's two partitions, and its
+# strategy found nothing in the rest).
+KNOB_SHARE = 0.25
+
 
 @dataclass(frozen=True)
 class RegionSettings:
@@ -228,8 +234,11 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # Without strict, the least-peak search keeps a share of the time in case the
         # strategy finds nothing.
         share = 1.0 if settings.strict else LEAST_PEAK_SHARE_LEFT
-        starts = _torch_starts(joint, graph, partitions, reference,
-                               budget_bytes / max(1, reference_sim.peak_bytes))
+        # The knob's partition is a second min-cut solve (seconds on a deep model): it is a
+        # start worth having only while the strategy keeps most of the time.
+        knob_fraction = (budget_bytes / max(1, reference_sim.peak_bytes)
+                         if _now() - started < KNOB_SHARE * settings.time_limit_s else 1.0)
+        starts = _torch_starts(joint, graph, partitions, reference, knob_fraction)
         # Never a plan that torch's own partition beats in both peak and cost: when the
         # knob's partition fits the budget, the plan is made within its peak (and starts from
         # it), so that it holds no more than the knob and costs no more.
