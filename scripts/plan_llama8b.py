@@ -18,6 +18,7 @@ Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import sys
@@ -46,6 +47,52 @@ def build(args, seq: int):
     return model
 
 
+@contextlib.contextmanager
+def gpu_form(enabled: bool):
+    """While a step is traced on the meta device, the operations a GPU runs where the meta
+    trace differs from it. Scaled dot-product attention: PyTorch picks its math form on the
+    meta device (seq x seq scores per head); a GPU runs the flash kernel (the memory-efficient
+    one with a mask), whose meta kernels the trace uses here. Cross-entropy: on meta tensors
+    AOTAutograd's joint graph leaves out ``nll_loss``'s backward (its output's tangent has no
+    reader, so no gradient reaches the logits; on CPU tensors it is there), so the loss is
+    written with the same log-softmax and a gather, whose backward (a zero tensor of the
+    logits' size, a scatter and the log-softmax backward) holds what ``nll_loss``'s does."""
+    if not enabled:
+        yield
+        return
+    functional = torch.nn.functional
+    saved = functional.scaled_dot_product_attention, functional.cross_entropy
+
+    def attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                  scale=None, enable_gqa=False):
+        if attn_mask is None:
+            return torch.ops.aten._scaled_dot_product_flash_attention(
+                query, key, value, dropout_p, is_causal, scale=scale)[0]
+        return torch.ops.aten._scaled_dot_product_efficient_attention(
+            query, key, value, attn_mask, True, dropout_p, is_causal, scale=scale)[0]
+
+    def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                      reduce=None, reduction="mean", label_smoothing=0.0):
+        if weight is not None or label_smoothing or size_average is not None or \
+                reduce is not None:
+            raise NotImplementedError("gpu_form's cross_entropy: weight, label smoothing and "
+                                      "the legacy reduction arguments are not written")
+        valid = target != ignore_index
+        picked = torch.log_softmax(input, -1).gather(
+            -1, torch.where(valid, target, 0).unsqueeze(-1)).squeeze(-1)
+        losses = -picked * valid
+        if reduction == "none":
+            return losses
+        return losses.sum() if reduction == "sum" else losses.sum() / valid.sum()
+
+    functional.scaled_dot_product_attention = attention
+    functional.cross_entropy = cross_entropy
+    try:
+        yield
+    finally:
+        functional.scaled_dot_product_attention, functional.cross_entropy = saved
+
+
 def capture(args, seq: int):
     """(graph, fixed bytes, seconds) of one training step at sequence length ``seq``."""
     started = time.monotonic()
@@ -57,9 +104,16 @@ def capture(args, seq: int):
     backend = remat.torch.backend(budget="100%", strategy="checkpoint-all", workspace=False,
                                   compiler="aot_eager", time_limit_s=600, lower_bound=False)
     compiled = torch.compile(model, backend=backend, dynamic=False)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), gpu_form(not args.meta_form):
         warnings.simplefilter("ignore")
-        compiled(input_ids=ids, labels=ids).loss.backward()
+        try:
+            compiled(input_ids=ids, labels=ids).loss.backward()
+        except AssertionError as error:
+            # The GPU's attention kernels are random operations (dropout), whose state torch
+            # saves and replays on a real device only: the step cannot run on meta tensors,
+            # but the region was captured and planned before it ran.
+            if args.meta_form or not backend.plans or "not supported for meta" not in str(error):
+                raise
     if len(backend.plans) != 1:
         raise RuntimeError(f"the step compiled into {len(backend.plans)} regions, not one")
     region = backend.plans[0]
@@ -81,6 +135,9 @@ def main() -> None:
     parser.add_argument("--plan-seq", type=int, default=0,
                         help="only capture and plan this length at --memory (timed)")
     parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
+    parser.add_argument("--meta-form", action="store_true",
+                        help="trace the meta device's own operations (attention in its math "
+                             "form, no loss backward) instead of a GPU's (gpu_form)")
     args = parser.parse_args()
     if args.plan_seq:
         graph, fixed, seconds = capture(args, args.plan_seq)
