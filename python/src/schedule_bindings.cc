@@ -110,7 +110,8 @@ void BindSchedule(py::module_& m) {
         }
         return ScheduleFromCheckpoints(g, std::move(S));
       },
-      py::arg("graph"), py::arg("held_until"), py::arg("runs") = std::vector<std::tuple<int32_t, int32_t, int32_t>>{},
+      py::arg("graph"), py::arg("held_until"),
+      py::arg("runs") = std::vector<std::tuple<int32_t, int32_t, int32_t>>{},
       "The cheapest correct schedule (docs/design.md §3, R from S) that holds node i's output "
       "from the stage after its own through stage held_until[i] (none when held_until[i] <= "
       "i), and each (node, first, last) of runs over stages first..last (a value recomputed "

@@ -239,7 +239,8 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
           const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
           const int32_t to = succs[static_cast<size_t>(e)];
           int32_t p = coupling[static_cast<size_t>(u)];
-          for (int32_t depth = 0; p >= 0 && depth < coupling_depth && from >= graph.last_consumer(p);
+          for (int32_t depth = 0;
+               p >= 0 && depth < coupling_depth && from >= graph.last_consumer(p);
                ++depth, p = coupling[static_cast<size_t>(p)]) {
             std::vector<Term> link = {{c, 1.0}};
             for (const int32_t r : reevaluations.Meeting(model.lp, p, from, to)) {
