@@ -26,7 +26,6 @@ import argparse
 import copy
 import json
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -42,14 +41,8 @@ import torch  # noqa: E402
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
 import hf_models  # noqa: E402
+from bench_compiled import alternating_times, mb, run_step  # noqa: E402
 from bench_python import step_peak_bytes  # noqa: E402
-
-
-def step(model, inputs):
-    def run():
-        model.zero_grad(set_to_none=True)
-        model(*inputs).backward()
-    return run
 
 
 def measured_peak(model, inputs, device) -> int:
@@ -57,23 +50,6 @@ def measured_peak(model, inputs, device) -> int:
     freed first, so the new ones count (as they do in a fresh step)."""
     model.zero_grad(set_to_none=True)
     return step_peak_bytes(lambda: model(*inputs).backward(), device)
-
-
-def sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def alternating_times(fns: dict, steps: int, device) -> dict:
-    samples = {name: [] for name in fns}
-    for _ in range(steps):
-        for name, fn in fns.items():
-            sync(device)
-            start = time.perf_counter()
-            fn()
-            sync(device)
-            samples[name].append(time.perf_counter() - start)
-    return {name: statistics.median(s) for name, s in samples.items()}
 
 
 def plan_fields(plans) -> dict:
@@ -101,7 +77,7 @@ def bench(name: str, compiler: str, budgets: list, args, device, out) -> None:
     torch._dynamo.reset()
     plain = torch.compile(copy.deepcopy(module), backend=compiler, dynamic=False)
     started = time.perf_counter()
-    step(plain, inputs)()
+    run_step(plain, None, inputs)()
     plain_compile_s = time.perf_counter() - started
     plain_peak = measured_peak(plain, inputs, device)
     for budget in budgets:
@@ -116,7 +92,7 @@ def bench(name: str, compiler: str, budgets: list, args, device, out) -> None:
             started = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                step(ours, inputs)()
+                run_step(ours, None, inputs)()
             row["compile_s"] = time.perf_counter() - started
             row["warnings"] = sorted({str(w.message)[:200] for w in caught
                                       if "remat" in str(w.message).lower()})
@@ -125,7 +101,8 @@ def bench(name: str, compiler: str, budgets: list, args, device, out) -> None:
             row["measured_less_gradients"] = row["measured_peak_bytes"] - grad_bytes
             row["measured_over_predicted"] = (row["measured_less_gradients"]
                                               / row["predicted_peak_bytes"])
-            times = alternating_times({"plain": step(plain, inputs), "remat": step(ours, inputs)},
+            times = alternating_times({"plain": run_step(plain, None, inputs),
+                                       "remat": run_step(ours, None, inputs)},
                                       args.steps, device)
             row.update({f"{k}_step_s": v for k, v in times.items()})
         except Exception as error:  # noqa: BLE001: a failure is a result of this benchmark
@@ -136,10 +113,6 @@ def bench(name: str, compiler: str, budgets: list, args, device, out) -> None:
         if out:
             out.write(line + "\n")
             out.flush()
-
-
-def mb(n) -> str:
-    return f"{n / 1e6:.1f}" if n is not None else "-"
 
 
 def print_table(path: str) -> None:
