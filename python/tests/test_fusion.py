@@ -281,7 +281,7 @@ def test_torchs_partitions_of_a_model_with_dropout_are_offered():
 def test_a_region_whose_groups_cannot_be_contracted_is_planned_unfused(chains, monkeypatch):
     import remat.torch.fusion as fusion
 
-    def broken(joint, groups=None):
+    def broken(joint, groups=None, outputs=()):
         raise ValueError("the fusion groups are not convex: contracting them makes a cycle")
 
     monkeypatch.setattr(fusion, "fuse", broken)
@@ -308,3 +308,38 @@ def test_a_torch_without_fusion_regions_plans_unfused(chains, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch._inductor.fx_passes.fusion_regions", None)
     with pytest.raises(ValueError, match="no fusion regions"):
         fusion_groups(joint)
+
+
+def test_torchs_partition_holds_the_same_forward_values_fused_or_not():
+    # Under Inductor's decompositions torch saves a layer norm's statistic (rsqrt), a member
+    # of a fused chain that nothing outside the chain reads: fused, it stays a node of its own
+    # (not the chain's normalised output in its place). And torch computes some backward
+    # operations (reading forward values alone) in forward and saves them; remat's reading
+    # holds the forward values they derive from instead. Fused, the remat node that computes
+    # one runs a chain of backward operations whose inputs reach far more forward values: the
+    # reading must follow the operations. Either way it holds the same values fused or not.
+    from remat.torch.joint import read_joint_graph
+    from remat.torch.reference import TorchPartitions
+
+    torch.manual_seed(0)
+    model, x = Residual(blocks=3), torch.randn(BATCH, WIDTH)
+    held = {}
+
+    def plan(joint, partitions, _held):
+        unfused = read_joint_graph(joint.module, len(joint.forward_outputs))
+        for name, read in (("fused", joint), ("unfused", unfused)):
+            saved = TorchPartitions(read, partitions.joint_inputs, partitions.num_fwd_outputs,
+                                    partitions.static_lifetime_input_indices).at(1.0).saved
+            held[name] = {read.order[v].name for v in saved}
+        assert len(joint) < len(unfused)
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        return RegionSchedule(None, graph, _core.run_strategy("checkpoint-all", graph, 0).schedule)
+
+    from torch._inductor.decomposition import select_decomp_table
+
+    partition = RematPartition(plan, fusion=True, min_cut_reference=True)
+    torch._dynamo.reset()
+    torch.compile(model, dynamic=False, backend=aot_autograd(
+        fw_compiler=_boxed_eager, bw_compiler=_boxed_eager, partition_fn=partition,
+        decompositions=select_decomp_table()))(x).backward()  # Inductor's graph
+    assert held["fused"] and held["fused"] == held["unfused"]

@@ -27,7 +27,7 @@ separates them. Random operations and writes into inputs stay nodes of their own
 from __future__ import annotations
 
 import heapq
-from typing import Optional
+from typing import Iterable, Optional
 
 from torch import fx
 
@@ -64,10 +64,13 @@ def fusion_groups(joint: JointGraph) -> list[tuple[list[int], list[fx.Node]]]:
 
 
 def fuse(joint: JointGraph,
-         groups: Optional[list[tuple[list[int], list[fx.Node]]]] = None) -> JointGraph:
+         groups: Optional[list[tuple[list[int], list[fx.Node]]]] = None,
+         outputs: Iterable[int] = ()) -> JointGraph:
     """``joint`` with each output of each group of ``groups`` (``fusion_groups`` by default)
     computed by one node: its cone in the group (what it derives from there, up to the group's
-    other outputs, which it reads), as one kernel."""
+    other outputs, which it reads), as one kernel. ``outputs`` (nodes of ``joint``) are outputs
+    of their groups too: values that a partition keeps for backward (torch's min-cut partition
+    saves a layer norm's statistics, and Inductor then writes them out of the kernel)."""
     if groups is None:
         groups = fusion_groups(joint)
     count = len(joint)
@@ -76,6 +79,7 @@ def fuse(joint: JointGraph,
         inputs_of[w].append(u)
     read_outside = {joint.base_of[o] for o in (*joint.forward_outputs, *joint.backward_outputs)
                     if isinstance(o, fx.Node) and joint.base_of.get(o) is not None}
+    read_outside.update(outputs)
     group_of = [-1] * count
     for g, (members, _) in enumerate(groups):
         for u in members:

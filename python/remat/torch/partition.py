@@ -329,20 +329,25 @@ class RematPartition:
             joint_module.recompile()
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
-        if self.fusion:
-            from remat.torch.fusion import fuse
-
-            try:
-                joint = fuse(joint)
-            except ValueError as error:  # torch's groups broke remat's order: plan unfused
-                warnings.warn(f"remat: region {len(self.plans)} is planned without Inductor's "
-                              f"fusion groups ({error})", stacklevel=2)
         partitions = None
         if self.min_cut_reference:
             from remat.torch.reference import TorchPartitions
 
             partitions = TorchPartitions(joint, joint_inputs, num_fwd_outputs,
                                          static_lifetime_input_indices)
+        if self.fusion:
+            from remat.torch.fusion import fuse
+
+            # What plain torch.compile saves stays a node: Inductor writes it out of its
+            # kernel, and remat can then keep it (a layer norm's statistics) as torch does.
+            kept = () if partitions is None else partitions.at(1.0).saved
+            try:
+                joint = fuse(joint, outputs=kept)
+            except ValueError as error:  # torch's groups broke remat's order: plan unfused
+                warnings.warn(f"remat: region {len(self.plans)} is planned without Inductor's "
+                              f"fusion groups ({error})", stacklevel=2)
+            if partitions is not None:
+                partitions = partitions.rebased(joint)
         key = self.region_key if self.region_key is not None else len(self.plans)
         held = sum(b for k, b in self.ledger.items() if k != key)
         planned = self.plan_region(joint, partitions, held)

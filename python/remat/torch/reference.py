@@ -17,6 +17,8 @@ no-rematerialization schedule (region.py).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -25,18 +27,20 @@ from torch import fx
 from remat import _core
 from remat.torch.joint import JointGraph
 
-__all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition",
+__all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition", "saved_ids",
            "held_until_of", "recomputed_runs", "min_cut_schedule"]
 
 
 @dataclass
 class MinCutPartition:
     """torch's min-cut partition of a joint graph: the remat nodes whose values the forward
-    saves, and the forward and backward graphs that plain torch.compile would run."""
+    saves, the forward and backward graphs that plain torch.compile would run, and the joint
+    graph's operations whose values the backward receives (``saved`` is read from them)."""
 
     saved: set[int]
     forward: fx.GraphModule
     backward: fx.GraphModule
+    saved_nodes: list = field(default_factory=list)
 
 
 def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
@@ -58,13 +62,17 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
             module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
             static_lifetime_input_indices=list(static_lifetime_input_indices or []))
     originals = {copy.name: node for node, copy in copies.items()}
-    inputs_of: dict[int, list[int]] = {}
-    for u, v in joint.edges:
-        inputs_of.setdefault(v, []).append(u)
+    nodes = [originals[p.name] for p in backward.graph.find_nodes(op="placeholder")
+             if p.name in originals]
+    return MinCutPartition(saved_ids(joint, nodes), forward, backward, nodes)
+
+
+def saved_ids(joint: JointGraph, nodes: Sequence[fx.Node]) -> set[int]:
+    """The remat nodes of ``joint`` that a backward receiving the values of the joint graph's
+    operations ``nodes`` keeps from forward."""
     saved: set[int] = set()
-    for p in backward.graph.find_nodes(op="placeholder"):
-        node = originals.get(p.name)
-        base = joint.base_of.get(node) if node is not None else None
+    for node in nodes:
+        base = joint.base_of.get(node)
         if base is not None and base < joint.loss:
             saved.add(base)
         elif base is not None and base > joint.loss:
@@ -72,23 +80,28 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
             # norm's normalised input, for its backward): torch computes it in forward and
             # saves it. remat's graph computes it in backward, so the forward values it reads
             # are held instead (the same bytes, for the statistics and the input).
-            saved |= _forward_sources(base, joint.loss, inputs_of)
-    return MinCutPartition(saved, forward, backward)
+            saved |= _forward_sources(node, joint)
+    return saved
 
 
-def _forward_sources(v: int, loss: int, inputs_of: dict[int, list[int]]) -> set[int]:
-    """The forward nodes that backward node ``v`` derives from through backward nodes."""
+def _forward_sources(node: fx.Node, joint: JointGraph) -> set[int]:
+    """The forward remat nodes that the joint graph's backward operation ``node`` derives from
+    through backward operations. Walked over the operations, not over remat's nodes: under
+    fusion the remat node that computes ``node`` runs a whole chain of backward operations,
+    and its inputs would reach every forward value the chain reads."""
     found: set[int] = set()
-    seen: set[int] = set()
-    stack = [v]
+    seen: set[fx.Node] = set()
+    stack = [node]
     while stack:
-        w = stack.pop()
-        for u in inputs_of.get(w, ()):
-            if u < loss:
-                found.add(u)
-            elif u > loss and u not in seen:
-                seen.add(u)
-                stack.append(u)
+        for a in stack.pop().all_input_nodes:
+            base = joint.base_of.get(a)
+            if base is None or a in seen:
+                continue
+            seen.add(a)
+            if base < joint.loss:
+                found.add(base)
+            elif base > joint.loss:
+                stack.append(a)
     return found
 
 
@@ -102,15 +115,25 @@ class TorchPartitions:
     num_fwd_outputs: int
     static_lifetime_input_indices: Optional[Sequence[int]] = None
     made: dict = field(default_factory=dict)  # memory budget -> MinCutPartition
+    spent_s: float = 0.0  # seconds spent making them
 
     def at(self, memory_budget: float = 1.0) -> MinCutPartition:
         """The partition at torch's ``activation_memory_budget`` (1: plain torch.compile)."""
         key = min(1.0, max(0.0, float(memory_budget)))
         if key not in self.made:
+            started = time.monotonic()
             self.made[key] = min_cut_partition(self.joint, self.joint_inputs,
                                                self.num_fwd_outputs,
                                                self.static_lifetime_input_indices, key)
+            self.spent_s += time.monotonic() - started
         return self.made[key]
+
+    def rebased(self, joint: JointGraph) -> "TorchPartitions":
+        """The same partitions read on ``joint``, another remat graph of the same joint graph
+        (its fused graph, fusion.py)."""
+        made = {key: dataclasses.replace(p, saved=saved_ids(joint, p.saved_nodes))
+                for key, p in self.made.items()}
+        return dataclasses.replace(self, joint=joint, made=made)
 
 
 def _backward_needs(joint: JointGraph, saved: set[int]):

@@ -176,7 +176,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     within the budget is found (the budget is below the graph's least peak, or the strategy
     found none in time), the region gets the least-peak schedule found and a BudgetWarning says
     so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
-    started = _now()
+    # torch's partitions made before the call (to fuse around what plain torch.compile saves)
+    # count against the region's time limit.
+    started = _now() - (partitions.spent_s if partitions is not None else 0.0)
     costs = joint_flops(joint, flops_per_byte=_flops_per_byte(settings, joint),
                         unknown_ops=settings.unknown_ops)
     graph = joint.to_graph(costs, "flop", workspace=settings.workspace)
