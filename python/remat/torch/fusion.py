@@ -29,11 +29,20 @@ from __future__ import annotations
 import heapq
 from typing import Iterable, Optional
 
+import torch
 from torch import fx
+
+aten = torch.ops.aten
 
 from remat.torch.joint import JointGraph
 
 __all__ = ["fusion_groups", "fuse"]
+
+# Operations that write into a buffer at computed positions (an upsampling's backward
+# accumulates into zeros with index_put): Inductor materialises their outputs.
+_SCATTERS = {aten.index_put, aten.index_put_, aten._unsafe_index_put, aten.scatter,
+             aten.scatter_, aten.scatter_add, aten.scatter_add_, aten.scatter_reduce,
+             aten.scatter_reduce_, aten.index_add, aten.index_add_}
 
 
 def fusion_groups(joint: JointGraph) -> list[tuple[list[int], list[fx.Node]]]:
@@ -80,6 +89,9 @@ def fuse(joint: JointGraph,
     read_outside = {joint.base_of[o] for o in (*joint.forward_outputs, *joint.backward_outputs)
                     if isinstance(o, fx.Node) and joint.base_of.get(o) is not None}
     read_outside.update(outputs)
+    # A scatter writes into a buffer that Inductor materialises whatever fuses around it.
+    read_outside.update(u for u, node in enumerate(joint.order) if node is not None and
+                        getattr(node.target, "overloadpacket", None) in _SCATTERS)
     group_of = [-1] * count
     for g, (members, _) in enumerate(groups):
         for u in members:
