@@ -21,7 +21,10 @@ becomes one remat node per **output** (a member that something outside the group
 A group is convex (a run is contiguous in topological order, so every operation on a path
 between two members lies in the same run), and a cone reads only outputs it derives from, so
 the new graph is a DAG; forward and backward parts are grouped apart, so the loss node still
-separates them. Random operations and writes into inputs stay nodes of their own.
+separates them. Random operations and writes into inputs stay nodes of their own. Two kinds of
+members are outputs although nothing outside their group reads them: what the caller names
+(what plain torch.compile's partition saves, which Inductor writes out of the kernel) and what
+a scatter writes (Inductor materialises it whatever fuses around it).
 """
 
 from __future__ import annotations
