@@ -35,17 +35,16 @@ from typing import Iterable, Optional
 import torch
 from torch import fx
 
-aten = torch.ops.aten
-
 from remat.torch.joint import JointGraph
 
 __all__ = ["fusion_groups", "fuse"]
 
 # Operations that write into a buffer at computed positions (an upsampling's backward
-# accumulates into zeros with index_put): Inductor materialises their outputs.
-_SCATTERS = {aten.index_put, aten.index_put_, aten._unsafe_index_put, aten.scatter,
-             aten.scatter_, aten.scatter_add, aten.scatter_add_, aten.scatter_reduce,
-             aten.scatter_reduce_, aten.index_add, aten.index_add_}
+# accumulates into zeros with index_put): Inductor materialises their outputs. The joint
+# graph is functional, so only the out-of-place forms occur.
+_aten = torch.ops.aten
+_SCATTERS = {_aten.index_put, _aten._unsafe_index_put, _aten.scatter, _aten.scatter_add,
+             _aten.scatter_reduce, _aten.index_add}
 
 
 def fusion_groups(joint: JointGraph) -> list[tuple[list[int], list[fx.Node]]]:

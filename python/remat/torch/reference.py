@@ -40,7 +40,7 @@ class MinCutPartition:
     saved: set[int]
     forward: fx.GraphModule
     backward: fx.GraphModule
-    saved_nodes: list = field(default_factory=list)
+    saved_nodes: list[fx.Node]
 
 
 def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int,
