@@ -6,6 +6,7 @@ Inductor compiles slowly on two cores, so one test uses it, on a small MLP; the 
 from __future__ import annotations
 
 import copy
+import sys
 
 import pytest
 import torch
@@ -42,7 +43,7 @@ def test_aot_eager_backend_gives_the_gradients_of_eager_autograd_bit_for_bit(nam
         assert torch.equal(p.grad, q.grad), n
 
 
-def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile():
+def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile(monkeypatch):
     torch._dynamo.reset()
     model, loss_fn, inputs = networks.mlp(batch=256, width=64, depth=8)
     plain = torch.compile(copy.deepcopy(model), dynamic=False)
@@ -55,11 +56,36 @@ def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile():
     peaks = {}
     for budget in ("100%", "50%"):
         torch._dynamo.reset()
-        backend = remat.torch.backend(budget=budget, strategy="local-search", time_limit_s=10)
+        # At 50%, a scheduler pass of the user's (inductor_config) and a warning whatever
+        # Inductor's estimate (no slack at all), to see both reach the backward graph, which
+        # AOTAutograd compiles at the first backward pass, after the backend has returned.
+        seen = []
+
+        def user_pass(nodes):
+            from torch._inductor.virtualized import V
+            seen.append("backward" if V.graph.is_backward else "forward")
+            return nodes
+
+        config = {} if budget == "100%" else {"_post_fusion_custom_pass": user_pass}
+        if budget == "50%":
+            monkeypatch.setattr(sys.modules["remat.torch.backend"], "INDUCTOR_SLACK", -1.0)
+        backend = remat.torch.backend(budget=budget, strategy="local-search", time_limit_s=10,
+                                      inductor_config=config)
         net = copy.deepcopy(model)
         compiled = torch.compile(net, backend=backend, dynamic=False)
-        step(compiled, loss_fn, inputs)
+        if budget == "50%":
+            with pytest.warns(remat.BudgetWarning, match="compiled backward: Inductor estimates"):
+                step(compiled, loss_fn, inputs)
+            assert seen == ["forward", "backward"]
+        else:
+            step(compiled, loss_fn, inputs)
         plan = backend.plan
+        # Inductor's estimate of each graph: the backward's outputs include the parameters'
+        # gradients, live to its end.
+        estimates = backend.plans[0].inductor_peak_bytes
+        assert estimates.keys() == {"forward", "backward"}, estimates
+        assert backend.plans[0].inductor_peak == max(estimates.values())
+        assert estimates["backward"] >= gradient_bytes(net), estimates
         assert len(backend.plans) == 1
         torch.testing.assert_close([p.grad for p in net.parameters()],
                                    [p.grad for p in plain_model.parameters()],

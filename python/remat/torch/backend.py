@@ -14,17 +14,24 @@ signature gets its own plan.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Union
 
 import torch
 
-from remat.errors import UsageError
+from remat import _core
+from remat.errors import BudgetWarning, UsageError
+from remat.torch.inductor_peak import peak_pass
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
 
 __all__ = ["RematBackend", "backend"]
 
 COMPILERS = ("inductor", "aot_eager")
+
+# How far above the budget (and remat's prediction) Inductor's estimate of a compiled graph may
+# be before a BudgetWarning says so: the slack the issue allows a measured peak.
+INDUCTOR_SLACK = 0.05
 
 
 def _boxed_eager(gm: torch.fx.GraphModule, _example_inputs: Any):
@@ -126,12 +133,34 @@ class RematBackend:
         from torch._inductor.compile_fx import compile_fx
 
         partitioner = _partitioner_class()(self._partition)
+        then = self.inductor_config.get("_post_fusion_custom_pass",
+                                        inductor_config._post_fusion_custom_pass)
         # The caches of compiled graphs key on the graph, not on remat's budget: a graph
-        # compiled at another budget (or by plain torch.compile) must not be reused.
-        with inductor_config.patch(self.inductor_config), \
-                inductor_config.patch(custom_partitioner_fn=partitioner, fx_graph_cache=False), \
-                functorch_config.patch(enable_autograd_cache=False):
-            return compile_fx(gm, example_inputs)
+        # compiled at another budget (or by plain torch.compile) must not be reused. Given as
+        # compile_fx's config_patches, the settings hold for the backward too, which
+        # AOTAutograd compiles at the first backward pass, after this call.
+        patches = {**self.inductor_config, "custom_partitioner_fn": partitioner,
+                   "fx_graph_cache": False,
+                   "_post_fusion_custom_pass": peak_pass(self._record_peak, then=then)}
+        with functorch_config.patch(enable_autograd_cache=False):
+            return compile_fx(gm, example_inputs, config_patches=patches)
+
+    def _record_peak(self, region: int, graph: str, peak: int) -> None:
+        """Records Inductor's estimate of a compiled graph of region ``region``; a BudgetWarning
+        when it is more than INDUCTOR_SLACK above both the region's budget and remat's
+        prediction (docs/python.md, "Inductor's estimate")."""
+        planned = self._partition.plans[region]
+        planned.inductor_peak_bytes[graph] = peak
+        plan = planned.plan
+        limit = max(plan.budget_bytes, plan.predicted_peak_bytes)
+        if peak > limit * (1 + INDUCTOR_SLACK):
+            warnings.warn(
+                f"remat: region {region}'s compiled {graph}: Inductor estimates its peak at "
+                f"{_core.format_bytes(peak)}, {peak / max(1, limit):.2f}x remat's plan "
+                f"({_core.format_bytes(plan.predicted_peak_bytes)} predicted, budget "
+                f"{_core.format_bytes(plan.budget_bytes)}): Inductor's fusion and kernel order "
+                "keep more live than remat's schedule; a lower budget makes up for it",
+                BudgetWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         return f"RematBackend({self.compiler}, {len(self._partition.plans)} regions planned)"

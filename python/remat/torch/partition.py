@@ -31,6 +31,7 @@ from torch import fx
 
 from remat import _core
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
+from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
 
 __all__ = ["schedule_modules", "RematPartition"]
@@ -269,10 +270,20 @@ class RegionPlan:
     # torch's own partitions offered to the planner, in remat's model: (name, peak, cost)
     torch_partitions: tuple = ()
     tightened: str = ""             # why the plan's budget is below the asked one, or ""
+    # Under Inductor, its own estimate of each compiled graph's peak ("forward", "backward"),
+    # recorded as each compiles (the backward at the first backward pass; inductor_peak.py).
+    inductor_peak_bytes: dict = field(default_factory=dict)
 
     @property
     def within_budget(self) -> bool:
         return self.plan.predicted_peak_bytes <= self.plan.budget_bytes
+
+    @property
+    def inductor_peak(self) -> Optional[int]:
+        """The larger of Inductor's estimates of the region's forward and backward peaks, once
+        both are compiled; None before (or with ``compiler="aot_eager"``)."""
+        peaks = self.inductor_peak_bytes
+        return max(peaks.values()) if {"forward", "backward"} <= peaks.keys() else None
 
     def save_schedule(self, path: str) -> None:
         """Writes the region's schedule file (docs/formats.md), with its graph, strategy and
@@ -370,6 +381,7 @@ class RematPartition:
                 raise _report_internal(joint, len(self.plans), error) from error
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
+        mark_region(len(self.plans), forward, backward)
         self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
                                      forward_nodes=joint.loss, saved_values=saved,
                                      seconds=seconds,
