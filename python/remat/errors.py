@@ -32,4 +32,5 @@ class InputMismatchError(UsageError):
 
 class BudgetWarning(UserWarning):
     """A compiled region has no schedule within its budget and runs the least-peak schedule
-    found instead (``wrap`` and ``backend`` without ``strict=True``)."""
+    found instead (``wrap`` and ``backend`` without ``strict=True``), or Inductor estimates a
+    compiled graph's peak above the region's plan (``backend``)."""

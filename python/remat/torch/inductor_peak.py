@@ -2,16 +2,15 @@
 time.
 
 remat plans a region on its own model of the joint graph; Inductor then fuses the forward and
-backward graphs that remat emits into kernels, and a kernel that fuses a recomputation with an
-earlier one, or writes a buffer remat's model does not have, changes what is live. Inductor
+backward graphs that remat emits into kernels, and a kernel that fuses a recomputation into another
+one, or writes a buffer remat's model does not have, changes what is live. Inductor
 estimates the peak of the kernels it will run (``torch._inductor.memory``: each buffer from
 its kernel to its last reader, the graph inputs it frees, i.e. the saved values and not the
 parameters or tangents, and its outputs to the end). A scheduler pass run right after fusion
 (Inductor's ``_post_fusion_custom_pass``) records that estimate for each graph of a planned
 region, which it finds by a mark the partitioner leaves on the graph module. The estimate is
 of the fused order before Inductor's peak-memory reordering, which only ever keeps an order of
-lower estimate. Measured on the ViT benchmark at 70% and 30% (docs/BENCHMARKS.md), it read
-0.99-1.07x the measured peak with the gradients, where remat's own prediction read 0.74-1.07x.
+lower estimate (measured against remat's prediction in docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
