@@ -263,6 +263,7 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_plan"] = [str(p.plan) for p in plans]
         row["remat_torch_partitions"] = [list(map(list, p.torch_partitions)) for p in plans]
         row["remat_tightened"] = [p.tightened for p in plans]
+        row["remat_attempts"] = [list(map(list, p.attempts)) for p in plans]
         row["remat_fusion"] = args.fusion
         row["remat_flops_per_byte"] = args.flops_per_byte
         row["remat_nodes"] = sum(len(p.graph) for p in plans)

@@ -14,13 +14,15 @@ signature gets its own plan.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import warnings
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import torch
 
 from remat import _core
-from remat.errors import BudgetWarning, UsageError
+from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.torch.inductor_peak import peak_pass
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
@@ -29,9 +31,20 @@ __all__ = ["RematBackend", "backend"]
 
 COMPILERS = ("inductor", "aot_eager")
 
-# How far above the budget (and remat's prediction) Inductor's estimate of a compiled graph may
-# be before a BudgetWarning says so: the slack the issue allows a measured peak.
+# How far above the budget Inductor's estimate of a region's compiled graphs may be before the
+# region is planned again below it, and (above remat's prediction too) a BudgetWarning says so.
 INDUCTOR_SLACK = 0.05
+# How many times a region is planned and compiled again below its budget.
+RETRIES = 2
+# Plans not made again below the budget: torch's own partition at 100% (plain torch.compile's),
+# the least peak found, and a loaded schedule.
+_NOT_RETRIED = ("reference", "least-peak", "loaded")
+
+
+def _warn_again(caught: list) -> None:
+    """Emits again the warnings recorded while the kept attempt compiled."""
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _boxed_eager(gm: torch.fx.GraphModule, _example_inputs: Any):
@@ -94,10 +107,16 @@ class RematBackend:
         self.settings = settings
         self.compiler = compiler
         self.inductor_config = dict(inductor_config or {})
+        self._budget_scale = 1.0  # below 1 while a region is planned again (_compile_checked)
         self._partition = RematPartition(
-            lambda joint, saved, held: plan_region(settings, joint, saved, held),
+            lambda joint, saved, held: plan_region(self._settings(), joint, saved, held),
             min_cut_reference=compiler == "inductor",
             fusion=compiler == "inductor" if fusion is None else bool(fusion))
+
+    def _settings(self) -> RegionSettings:
+        if self._budget_scale == 1.0:
+            return self.settings
+        return dataclasses.replace(self.settings, budget_scale=self._budget_scale)
 
     @property
     def plans(self) -> list[RegionPlan]:
@@ -137,30 +156,105 @@ class RematBackend:
                                         inductor_config._post_fusion_custom_pass)
         # The caches of compiled graphs key on the graph, not on remat's budget: a graph
         # compiled at another budget (or by plain torch.compile) must not be reused. Given as
-        # compile_fx's config_patches, the settings hold for the backward too, which
-        # AOTAutograd compiles at the first backward pass, after this call.
+        # compile_fx's config_patches, the settings hold for the backward too. AOTAutograd
+        # compiles the backward with the forward here (not at the first backward pass), so
+        # that Inductor's estimate of both is known before the region is accepted.
         patches = {**self.inductor_config, "custom_partitioner_fn": partitioner,
                    "fx_graph_cache": False,
                    "_post_fusion_custom_pass": peak_pass(self._record_peak, then=then)}
-        with functorch_config.patch(enable_autograd_cache=False):
-            return compile_fx(gm, example_inputs, config_patches=patches)
 
-    def _record_peak(self, region: int, graph: str, peak: int) -> None:
-        """Records Inductor's estimate of a compiled graph of region ``region``; a BudgetWarning
-        when it is more than INDUCTOR_SLACK above both the region's budget and remat's
-        prediction (docs/python.md, "Inductor's estimate")."""
-        planned = self._partition.plans[region]
-        planned.inductor_peak_bytes[graph] = peak
-        plan = planned.plan
-        limit = max(plan.budget_bytes, plan.predicted_peak_bytes)
-        if peak > limit * (1 + INDUCTOR_SLACK):
+        def compile_region():
+            with functorch_config.patch(enable_autograd_cache=False,
+                                        force_non_lazy_backward_lowering=True):
+                return compile_fx(gm, example_inputs, config_patches=patches)
+        return self._compile_checked(compile_region)
+
+    def _compile_checked(self, compile_region: Callable[[], Any]) -> Any:
+        """Compiles the region; while Inductor estimates the compiled plan more than
+        INDUCTOR_SLACK above its budget, plans and compiles it again below the budget, by the
+        ratio of the two (after an attempt below every schedule found, halfway back up), at
+        most RETRIES times. Keeps the cheapest attempt whose estimate is
+        within the slack, or else the one of least estimate (docs/python.md, "Inductor's
+        estimate")."""
+        partition = self._partition
+        attempts = []  # (compiled, region plan, warnings, ledger)
+        self._budget_scale = planned_scale = 1.0
+        try:
+            for attempt in range(1 + RETRIES):
+                count = len(partition.plans)
+                if attempt == 0:
+                    compiled, caught = compile_region(), []
+                else:
+                    # An attempt's warnings are emitted only if it is kept.
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        try:
+                            compiled = compile_region()
+                        except InfeasibleBudgetError:
+                            break  # strict=True below the budget: the earlier attempt stands
+                if len(partition.plans) == count:  # nothing planned (no backward)
+                    _warn_again(caught)
+                    return compiled
+                planned = partition.plans[-1]
+                attempts.append((compiled, planned, caught, dict(partition.ledger)))
+                budget = attempts[0][1].plan.budget_bytes
+                estimate = planned.inductor_peak
+                if attempt > 0 and planned.plan.status == "least-peak":
+                    # Below what any schedule found reaches: halfway (geometrically) back up.
+                    self._budget_scale = math.sqrt(planned_scale * self._budget_scale)
+                    continue
+                if estimate is None or estimate <= budget * (1 + INDUCTOR_SLACK) or \
+                        planned.plan.status in _NOT_RETRIED:
+                    break
+                planned_scale = self._budget_scale
+                self._budget_scale *= budget / estimate
+        finally:
+            self._budget_scale = 1.0
+        within = [a for a in attempts if a[1].inductor_peak is not None and
+                  a[1].inductor_peak <= budget * (1 + INDUCTOR_SLACK)]
+        chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
+                  min(attempts, key=lambda a: (a[1].inductor_peak or 0, a[1].plan.cost)))
+        compiled, planned, caught, ledger = chosen
+        for _, other, _, _ in attempts:
+            if other is not planned:
+                partition.plans.remove(other)
+                partition.marked = {k: v for k, v in partition.marked.items() if v is not other}
+        partition.ledger.clear()
+        partition.ledger.update(ledger)
+        planned.attempts = tuple((a[1].plan.budget_bytes, a[1].plan.predicted_peak_bytes,
+                                  a[1].inductor_peak, a[1].plan.cost) for a in attempts)
+        if planned is not attempts[0][1]:
+            planned.tightened = (
+                f"planned within {_core.format_bytes(planned.plan.budget_bytes)}, below the "
+                f"budget {_core.format_bytes(budget)}: Inductor estimated the plan made at the "
+                f"budget at {_core.format_bytes(attempts[0][1].inductor_peak)}, and this one at "
+                f"{_core.format_bytes(planned.inductor_peak)}")
+        _warn_again(caught)
+        self._check_estimate(planned, budget)
+        return compiled
+
+    def _record_peak(self, mark: int, graph: str, peak: int) -> None:
+        """Records Inductor's estimate of a compiled graph of the region marked ``mark``."""
+        planned = self._partition.marked.get(mark)
+        if planned is not None:
+            planned.inductor_peak_bytes[graph] = peak
+
+    def _check_estimate(self, planned: RegionPlan, budget: int) -> None:
+        """A BudgetWarning when Inductor's estimate is more than INDUCTOR_SLACK above both the
+        region's budget and remat's prediction."""
+        estimate, plan = planned.inductor_peak, planned.plan
+        if estimate is None:
+            return
+        limit = max(budget, plan.predicted_peak_bytes)
+        if estimate > limit * (1 + INDUCTOR_SLACK):
+            region = self._partition.plans.index(planned)
             warnings.warn(
-                f"remat: region {region}'s compiled {graph}: Inductor estimates its peak at "
-                f"{_core.format_bytes(peak)}, {peak / max(1, limit):.2f}x remat's plan "
+                f"remat: region {region}: Inductor estimates its compiled graphs' peak at "
+                f"{_core.format_bytes(estimate)}, {estimate / max(1, limit):.2f}x remat's plan "
                 f"({_core.format_bytes(plan.predicted_peak_bytes)} predicted, budget "
-                f"{_core.format_bytes(plan.budget_bytes)}): Inductor's fusion and kernel order "
-                "keep more live than remat's schedule; a lower budget makes up for it",
-                BudgetWarning, stacklevel=2)
+                f"{_core.format_bytes(budget)}, {len(planned.attempts)} attempt(s)): "
+                "Inductor's fusion and kernel order keep more live than remat's schedule",
+                BudgetWarning, stacklevel=4)
 
     def __repr__(self) -> str:
         return f"RematBackend({self.compiler}, {len(self._partition.plans)} regions planned)"

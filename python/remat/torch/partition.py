@@ -20,6 +20,7 @@ elimination has run on the joint graph.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import time
 import warnings
@@ -271,8 +272,11 @@ class RegionPlan:
     torch_partitions: tuple = ()
     tightened: str = ""             # why the plan's budget is below the asked one, or ""
     # Under Inductor, its own estimate of each compiled graph's peak ("forward", "backward"),
-    # recorded as each compiles (the backward at the first backward pass; inductor_peak.py).
+    # recorded as each compiles (both at the region's first call; inductor_peak.py).
     inductor_peak_bytes: dict = field(default_factory=dict)
+    # The backend's attempts at the region, the kept one among them: (budget, predicted peak,
+    # Inductor's estimate, cost) each; more than one when it was planned again below the budget.
+    attempts: tuple = ()
 
     @property
     def within_budget(self) -> bool:
@@ -316,6 +320,9 @@ class RematPartition:
     region_key: Any = None          # the key of the region being compiled (set by the backend)
     # Plan the graph Inductor runs: fusible chains as one node each (fusion.py).
     fusion: bool = False
+    # Each region's plan by the mark left on its emitted graphs (inductor_peak.py).
+    marked: dict = field(default_factory=dict)
+    _marks: Any = field(default_factory=itertools.count)
 
     def latest_plan(self, when: str) -> Any:
         """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
@@ -381,17 +388,18 @@ class RematPartition:
                 raise _report_internal(joint, len(self.plans), error) from error
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
-        mark_region(len(self.plans), forward, backward)
-        self.plans.append(RegionPlan(plan=plan, graph=graph, schedule=schedule,
-                                     forward_nodes=joint.loss, saved_values=saved,
-                                     seconds=seconds,
-                                     workspace_bytes=max(joint.workspace(), default=0),
-                                     note=planned.note, reference=planned.reference,
-                                     reference_peak_bytes=planned.reference_peak_bytes,
-                                     kept_bytes=planned.kept_bytes,
-                                     torch_partitions=planned.torch_partitions,
-                                     tightened=planned.tightened,
-                                     output_bytes=joint.output_bytes()))
+        mark = next(self._marks)
+        mark_region(mark, forward, backward)
+        region = RegionPlan(plan=plan, graph=graph, schedule=schedule, forward_nodes=joint.loss,
+                            saved_values=saved, seconds=seconds,
+                            workspace_bytes=max(joint.workspace(), default=0),
+                            note=planned.note, reference=planned.reference,
+                            reference_peak_bytes=planned.reference_peak_bytes,
+                            kept_bytes=planned.kept_bytes,
+                            torch_partitions=planned.torch_partitions,
+                            tightened=planned.tightened, output_bytes=joint.output_bytes())
+        self.marked[mark] = region
+        self.plans.append(region)
         return forward, backward
 
 

@@ -59,6 +59,9 @@ class RegionSettings:
     # Saved schedule files (path, loaded document): a region whose graph one of them was made
     # for follows it instead of being planned.
     schedules: tuple = ()
+    # The asked budget times this: the backend plans a region again below its budget when
+    # Inductor estimates the compiled plan above it (backend.py).
+    budget_scale: float = 1.0
 
 
 def optimizer_state_bytes(optimizer: Any) -> int:
@@ -203,6 +206,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                                                  fixed).activation_bytes
         except InfeasibleBudgetError as error:  # the fixed memory fills the device
             budget_bytes, no_room = 0, error
+    budget_bytes = int(budget_bytes * min(1.0, settings.budget_scale))
     minimum = _core.minimum_peak_lower_bound(graph)
 
     def plan_of(schedule, status, bound, budget=budget_bytes, strategy=settings.strategy):
