@@ -324,6 +324,12 @@ def mb(n) -> str:
     return "-" if n is None else f"{n / 1e6:.2f}"
 
 
+def _attempts(row: dict) -> str:
+    """How many times each region was planned and compiled, where more than once."""
+    counts = [len(a) for a in row.get("remat_attempts", [])]
+    return f", attempts {'+'.join(map(str, counts))}" if any(c > 1 for c in counts) else ""
+
+
 def print_tables(path: str) -> None:
     """The JSON of a run as the markdown tables of docs/BENCHMARKS.md."""
     with open(path) as f:
@@ -347,7 +353,7 @@ def print_tables(path: str) -> None:
                      f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
                      f"{r['remat_grad_max_difference']:.1e}",
                      "; ".join(p.split(":")[0] for p in r["remat_plan"]) +
-                     f" ({r.get('remat_nodes', '?')})")
+                     f" ({r.get('remat_nodes', '?')})" + _attempts(r))
         else:
             why = r.get("remat_error_without_workspace") or r.get("remat_error", "")
             remat = (f"- ({why[:90]})", "-", "-", "-", "-", "-", "-")
