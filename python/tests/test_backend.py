@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import warnings
 
 import pytest
 import torch
@@ -214,3 +215,42 @@ def test_a_schedule_file_made_for_another_graph_is_refused_with_its_path(tmp_pat
         remat.torch.backend(budget="50%", schedule=str(broken))
     with pytest.raises(remat.UsageError, match="schedule must be"):
         remat.torch.backend(budget="50%", schedule=3)
+
+
+def test_a_region_planned_again_keeps_the_cheapest_attempt_within_the_slack_or_the_least_estimate():
+    from types import SimpleNamespace
+
+    from remat.torch.partition import RegionPlan
+
+    def attempts_of(figures):
+        """(budget, Inductor's estimate, cost) per attempt, as the backend records them."""
+        backend = remat.torch.backend(budget="50%")
+        partition = backend._partition
+        made = []
+        for i, (budget, estimate, cost) in enumerate(figures):
+            plan = SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=budget, cost=cost)
+            region = RegionPlan(plan=plan, graph=None, schedule=None, forward_nodes=0,
+                                inductor_peak_bytes={"forward": estimate // 2,
+                                                     "backward": estimate})
+            partition.plans.append(region)
+            partition.marked[i] = region
+            made.append((f"compiled {i}", region, [], {"region": i}))
+        return backend, made
+
+    # The second and third are within 5% of the first one's budget (1000): the cheaper is kept.
+    backend, made = attempts_of([(1000, 1200, 10.0), (800, 1040, 12.0), (700, 1000, 14.0)])
+    assert backend._keep(made) == "compiled 1"
+    assert backend.plans == [made[1][1]] and backend._partition.ledger == {"region": 1}
+    assert backend._partition.marked == {1: made[1][1]}
+    assert backend.plans[0].attempts == ((1000, 1000, 1200, 10.0), (800, 800, 1040, 12.0),
+                                         (700, 700, 1000, 14.0))
+    assert "Inductor estimated the plan made at the budget at" in backend.plans[0].tightened
+    # None within: the least estimate, and a warning that it is over.
+    backend, made = attempts_of([(1000, 1300, 10.0), (800, 1200, 12.0), (700, 1250, 14.0)])
+    with pytest.warns(remat.BudgetWarning, match="1.20x remat's plan"):
+        assert backend._keep(made) == "compiled 1"
+    # The first within: kept as it is, no warning, nothing tightened.
+    backend, made = attempts_of([(1000, 1040, 10.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", remat.BudgetWarning)
+        assert backend._keep(made) == "compiled 0" and backend.plans[0].tightened == ""

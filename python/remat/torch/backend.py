@@ -173,8 +173,7 @@ class RematBackend:
         """Compiles the region; while Inductor estimates the compiled plan more than
         INDUCTOR_SLACK above its budget, plans and compiles it again below the budget, by the
         ratio of the two (after an attempt below every schedule found, halfway back up), at
-        most RETRIES times. Keeps the cheapest attempt whose estimate is
-        within the slack, or else the one of least estimate (docs/python.md, "Inductor's
+        most RETRIES times, and keeps the best attempt (_keep; docs/python.md, "Inductor's
         estimate")."""
         partition = self._partition
         attempts = []  # (compiled, region plan, warnings, ledger)
@@ -210,6 +209,14 @@ class RematBackend:
                 self._budget_scale *= budget / estimate
         finally:
             self._budget_scale = 1.0
+        return self._keep(attempts)
+
+    def _keep(self, attempts: list) -> Any:
+        """The cheapest attempt whose estimate is within INDUCTOR_SLACK of the budget (the
+        first attempt's), or else the one of least estimate: its plan stays in ``plans`` and
+        the ledger, the others' leave, and its warnings are emitted."""
+        partition = self._partition
+        budget = attempts[0][1].plan.budget_bytes
         within = [a for a in attempts if a[1].inductor_peak is not None and
                   a[1].inductor_peak <= budget * (1 + INDUCTOR_SLACK)]
         chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
@@ -254,7 +261,7 @@ class RematBackend:
                 f"({_core.format_bytes(plan.predicted_peak_bytes)} predicted, budget "
                 f"{_core.format_bytes(budget)}, {len(planned.attempts)} attempt(s)): "
                 "Inductor's fusion and kernel order keep more live than remat's schedule",
-                BudgetWarning, stacklevel=4)
+                BudgetWarning, stacklevel=5)
 
     def __repr__(self) -> str:
         return f"RematBackend({self.compiler}, {len(self._partition.plans)} regions planned)"
