@@ -7,9 +7,11 @@ Dynamo captures each region of the model; AOTAutograd traces its joint forward a
 graph and asks the backend's partitioner for the forward and backward graphs: remat plans the
 joint graph at the budget and emits its schedule (partition.py), and the inner compiler
 compiles both graphs: Inductor by default (the partitioner replaces Inductor's own, after
-Inductor's joint-graph passes), or ``compiler="aot_eager"`` to run them uncompiled. A new input
-shape makes torch.compile's guards fail and Dynamo compile the region again, so each input
-signature gets its own plan.
+Inductor's joint-graph passes), or ``compiler="aot_eager"`` to run them uncompiled. Under
+Inductor, its own estimate of the compiled graphs' peak is checked against the budget, and a
+region more than 5% over it is planned and compiled again below it (inductor_peak.py). A new
+input shape makes torch.compile's guards fail and Dynamo compile the region again, so each
+input signature gets its own plan.
 """
 
 from __future__ import annotations
