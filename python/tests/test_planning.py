@@ -34,7 +34,7 @@ def _cli(*args):
     return json.loads(run.stdout)
 
 
-def _same_row(py_row: remat.PlanRow, cli_row: dict) -> None:
+def _same_row(py_row: remat.PlanRow, cli_row: dict, py_bound: float, cli_bound: float) -> None:
     assert py_row.strategy == cli_row["strategy"]
     assert py_row.status == cli_row["status"]
     if py_row.cost is None:
@@ -43,7 +43,25 @@ def _same_row(py_row: remat.PlanRow, cli_row: dict) -> None:
     # Both sides simulate the same schedule of the same graph: equal to the last bit.
     assert py_row.cost == cli_row["cost"]
     assert py_row.peak_bytes == cli_row["peak_bytes"]
-    assert py_row.gap == cli_row.get("gap_to_lower_bound")
+    if py_row.gap is None:
+        assert "gap_to_lower_bound" not in cli_row
+        return
+    # Each gap is to its own side's bound, by the one gap formula.
+    assert py_row.gap == remat._core.relative_gap(py_row.cost, py_bound)
+    assert cli_row["gap_to_lower_bound"] == remat._core.relative_gap(cli_row["cost"], cli_bound)
+
+
+def _same_bound(py_bound: float, cli_bound: float, py_rows, cli_rows: list) -> None:
+    """Both bounds valid: at most the cost of every schedule within the budget, on both sides.
+    Their values may differ: the absence-gap bound is CBC's proven bound when it stops, and it
+    stops after a second without progress (docs/solvers.md), so the value depends on the
+    machine's pace (in CI the two sides once differed by 0.013%)."""
+    assert (py_bound is None) == (cli_bound is None)
+    costs = [r.cost for r in py_rows if r.fits]
+    if costs and py_bound is not None:
+        assert max(py_bound, cli_bound) <= min(costs)
+    for py_row, cli_row in zip(py_rows, cli_rows):
+        _same_row(py_row, cli_row, py_bound, cli_bound)
 
 
 def test_plan_matches_remat_solve():
@@ -58,11 +76,9 @@ def test_plan_matches_remat_solve():
     assert report.no_remat_cost == cli["no_remat_cost"]
     assert report.no_remat_peak_bytes == cli["no_remat_peak_bytes"]
     assert report.min_peak_bytes == cli["min_peak_lower_bound_bytes"]
-    assert report.lower_bound == cli["lower_bound_cost"]
     assert report.lower_bound_source == cli["lower_bound_source"]
     assert len(report.rows) == len(cli["results"])
-    for py_row, cli_row in zip(report.rows, cli["results"]):
-        _same_row(py_row, cli_row)
+    _same_bound(report.lower_bound, cli["lower_bound_cost"], report.rows, cli["results"])
     best = report.best()
     assert best is not None and all(best.cost <= r.cost for r in report.rows if r.fits)
 
@@ -88,9 +104,8 @@ def test_sweep_matches_remat_sweep():
     cli_points = cli["points"]
     assert [p.budget_bytes for p in points] == [p["budget_bytes"] for p in cli_points]
     for point, cli_point in zip(points, cli_points):
-        assert point.lower_bound == cli_point["lower_bound_cost"]
-        for py_row, cli_row in zip(point.rows, cli_point["results"]):
-            _same_row(py_row, cli_row)
+        _same_bound(point.lower_bound, cli_point["lower_bound_cost"], point.rows,
+                    cli_point["results"])
 
 
 def test_max_batch_matches_remat_maxbatch():
