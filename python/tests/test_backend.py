@@ -254,3 +254,41 @@ def test_a_region_planned_again_keeps_the_cheapest_attempt_within_the_slack_or_t
     with warnings.catch_warnings():
         warnings.simplefilter("error", remat.BudgetWarning)
         assert backend._keep(made) == "compiled 0" and backend.plans[0].tightened == ""
+
+
+def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one():
+    from types import SimpleNamespace
+
+    from remat.torch.partition import RegionPlan
+
+    def run(estimate_of):
+        """The backend's attempts at a region of budget 1000 whose compiled graphs Inductor
+        estimates at ``estimate_of(budget the attempt was planned at)``."""
+        backend = remat.torch.backend(budget="50%")
+        partition = backend._partition
+
+        def compile_region():
+            budget = int(1000 * backend._budget_scale)
+            plan = SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=budget,
+                                   cost=2000.0 - budget, status="optimal")
+            estimate = estimate_of(budget)
+            partition.plans.append(RegionPlan(
+                plan=plan, graph=None, schedule=None, forward_nodes=0,
+                inductor_peak_bytes={"forward": estimate, "backward": estimate}))
+            return f"compiled at {budget}"
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            compiled = backend._compile_checked(compile_region)
+        return compiled, [a[0] for a in backend.plans[0].attempts]
+
+    # The estimate falls with the budget: planned again (1200 -> budget 833, estimate 999,
+    # within 5%), and the attempt within is kept.
+    compiled, budgets = run(lambda budget: int(budget * 1.2))
+    assert budgets == [1000, 833] and compiled == "compiled at 833"
+    # The estimate does not move (the peak is a kernel the plan does not touch): one attempt
+    # again, not two; the least estimate (the first, the cheapest of equals) is kept.
+    compiled, budgets = run(lambda budget: 1200)
+    assert budgets == [1000, 833] and compiled == "compiled at 1000"
+    # It moves, but not enough: the third attempt is made.
+    compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1150)
+    assert len(budgets) == 3, budgets

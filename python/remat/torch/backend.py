@@ -38,6 +38,9 @@ COMPILERS = ("inductor", "aot_eager")
 INDUCTOR_SLACK = 0.05
 # How many times a region is planned and compiled again below its budget.
 RETRIES = 2
+# Two estimates this close are the same peak: when a plan made lower is estimated the same as an
+# earlier one, the peak is not where remat's schedule moves memory, and no more attempts are made.
+SAME_ESTIMATE = 0.005
 # Plans not made again below the budget: torch's own partition at 100% (plain torch.compile's),
 # the least peak found, and a loaded schedule.
 _NOT_RETRIED = ("reference", "least-peak", "loaded")
@@ -175,7 +178,7 @@ class RematBackend:
         """Compiles the region; while Inductor estimates the compiled plan more than
         INDUCTOR_SLACK above its budget, plans and compiles it again below the budget, by the
         ratio of the two (after an attempt below every schedule found, halfway back up), at
-        most RETRIES times, and keeps the best attempt (_keep; docs/python.md, "Inductor's
+        most RETRIES times and not after an attempt estimated as an earlier one, and keeps the best attempt (_keep; docs/python.md, "Inductor's
         estimate")."""
         partition = self._partition
         attempts = []  # (compiled, region plan, warnings, ledger)
@@ -200,6 +203,11 @@ class RematBackend:
                 attempts.append((compiled, planned, caught, dict(partition.ledger)))
                 budget = attempts[0][1].plan.budget_bytes
                 estimate = planned.inductor_peak
+                if attempt > 0 and estimate is not None and any(
+                        a[1].inductor_peak is not None and
+                        abs(a[1].inductor_peak - estimate) <= SAME_ESTIMATE * estimate
+                        for a in attempts[:-1]):
+                    break  # the plan moved and the estimate did not: its peak is elsewhere
                 if attempt > 0 and planned.plan.status == "least-peak":
                     # Below what any schedule found reaches: halfway (geometrically) back up.
                     self._budget_scale = math.sqrt(planned_scale * self._budget_scale)
