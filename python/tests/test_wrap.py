@@ -127,6 +127,48 @@ def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_rai
         assert torch.equal(p.grad, q.grad)
 
 
+def _training_chain(n: int, costly: int) -> remat.Graph:
+    """A forward chain of n 100-byte nodes and its backward (b_i reads f_i, f_{i-1} and
+    b_{i+1}); forward node ``costly`` costs 1000 and holds 20 bytes, the others cost 1."""
+    nodes, edges = [], []
+    for i in range(n):
+        cost, nbytes = (1000.0, 20) if i == costly else (1.0, 100)
+        nodes.append(remat.Node(f"f{i}", remat.NodeKind.forward, cost, nbytes))
+        edges += [(i - 1, i)] if i else []
+    nodes.append(remat.Node("loss", remat.NodeKind.loss, 1.0, 4))
+    edges.append((n - 1, n))
+    before = n
+    for i in reversed(range(n)):
+        nodes.append(remat.Node(f"b{i}", remat.NodeKind.backward, 1.0, 100))
+        b = len(nodes) - 1
+        edges += [(before, b), (i, b)] + ([(i - 1, b)] if i else [])
+        before = b
+    return remat.Graph(nodes, sorted(edges), "flop", "chain")
+
+
+def test_a_region_over_its_budget_runs_the_cheapest_schedule_within_the_slack_of_the_least_peak(
+        monkeypatch):
+    from types import SimpleNamespace
+
+    from remat.torch import region
+
+    graph = _training_chain(10, 4)
+    settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
+    joint = SimpleNamespace(once=())  # nothing that must run once
+    found = {}
+    for slack in (0.0, region.LEAST_PEAK_SLACK):
+        monkeypatch.setattr(region, "LEAST_PEAK_SLACK", slack)
+        schedule, found_by = region._least_peak_schedule(settings, joint, graph, 4.0)
+        found[slack] = (remat.simulate(graph, schedule), found_by)
+    (least, _), (relaxed, found_by) = found[0.0], found[region.LEAST_PEAK_SLACK]
+    # At the least peak found, the costly node is computed again; 5% above it, once.
+    assert least.cost > 2000 and least.peak_bytes <= remat.run_strategy(
+        "checkpoint-all", graph, 0).peak_bytes
+    assert least.peak_bytes < relaxed.peak_bytes <= least.peak_bytes * 1.05
+    assert relaxed.cost < 1100, (relaxed.cost, found_by)
+    assert found_by.startswith("optimal within 5% of the least peak found")
+
+
 def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():
     model, loss_fn, inputs = networks.unet()
     planned = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all",
