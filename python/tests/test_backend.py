@@ -261,16 +261,18 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
 
     from remat.torch.partition import RegionPlan
 
-    def run(estimate_of):
+    def run(estimate_of, least=0):
         """The backend's attempts at a region of budget 1000 whose compiled graphs Inductor
-        estimates at ``estimate_of(budget the attempt was planned at)``."""
+        estimates at ``estimate_of(budget the attempt was planned at)``; below ``least`` the
+        region gets its least-peak schedule, which peaks there."""
         backend = remat.torch.backend(budget="50%")
         partition = backend._partition
 
         def compile_region():
             budget = int(1000 * backend._budget_scale)
-            plan = SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=budget,
-                                   cost=2000.0 - budget, status="optimal")
+            plan = SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=max(budget, least),
+                                   cost=2000.0 - budget,
+                                   status="least-peak" if budget < least else "optimal")
             estimate = estimate_of(budget)
             partition.plans.append(RegionPlan(
                 plan=plan, graph=None, schedule=None, forward_nodes=0,
@@ -292,3 +294,10 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
     # It moves, but not enough: the third attempt is made.
     compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1150)
     assert len(budgets) == 3, budgets
+    # The second attempt is below every schedule found and its least peak is estimated higher
+    # than the first plan: no attempt halfway back up.
+    compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1210, least=900)
+    assert budgets == [1000, 833] and compiled == "compiled at 1000"
+    # Estimated lower, it is: halfway (geometrically) back up, at sqrt(1 * 0.833) of 1000.
+    compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1100, least=900)
+    assert budgets == [1000, 833, 912], budgets

@@ -178,7 +178,8 @@ class RematBackend:
         """Compiles the region; while Inductor estimates the compiled plan more than
         INDUCTOR_SLACK above its budget, plans and compiles it again below the budget, by the
         ratio of the two (after an attempt below every schedule found, halfway back up), at
-        most RETRIES times and not after an attempt estimated as an earlier one, and keeps the best attempt (_keep; docs/python.md, "Inductor's
+        most RETRIES times, and not after an attempt estimated as an earlier one or a least-peak
+        attempt estimated no lower than an earlier one; keeps the best attempt (_keep; docs/python.md, "Inductor's
         estimate")."""
         partition = self._partition
         attempts = []  # (compiled, region plan, warnings, ledger)
@@ -209,6 +210,9 @@ class RematBackend:
                         for a in attempts[:-1]):
                     break  # the plan moved and the estimate did not: its peak is elsewhere
                 if attempt > 0 and planned.plan.status == "least-peak":
+                    if estimate is not None and estimate >= min(
+                            a[1].inductor_peak or estimate for a in attempts[:-1]):
+                        break  # even the least peak found is estimated no lower: stop there
                     # Below what any schedule found reaches: halfway (geometrically) back up.
                     self._budget_scale = math.sqrt(planned_scale * self._budget_scale)
                     continue
