@@ -49,16 +49,19 @@ class EvictionPass {
                Clock::time_point deadline)
       : g_(graph), n_(graph.size()), budget_(budget_bytes), score_(score), depth_(depth),
         deadline_(deadline),
-        uses_(n_) {
-    for (int32_t u = 0; u < n_; ++u) {
-      uses_[u].insert(u);
-      uses_[u].insert(g_.succs(u).begin(), g_.succs(u).end());
-    }
-  }
+        uses_(n_) {}
 
   // Returns the final schedule and the number of evictions. Candidates are priced stage by
   // stage (IncrementalSchedule); the final schedule is rebuilt and simulated, and must agree.
   std::pair<Schedule, int32_t> Run(IncrementalSchedule state) {
+    // Every stage that computes a value uses it and its inputs (from everything kept: its own
+    // stage and its readers'; from a known schedule, its recomputations too).
+    for (int32_t k = 0; k < n_; ++k) {
+      for (int32_t v : state.computed()[k]) {
+        uses_[v].insert(k);
+        for (int32_t p : g_.preds(v)) uses_[p].insert(k);
+      }
+    }
     int64_t excess = Excess(state.peak_bytes(), state.excess_bytes());
     int32_t evictions = 0;
     int64_t best_peak = state.peak_bytes();
@@ -324,9 +327,12 @@ StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore
                  start, evaluate_s);
 }
 
-StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
-  const auto begin = Clock::now();
-  const IncrementalSchedule start = KeepEverything(graph, budget_bytes);
+namespace {
+
+// Every rule at depth 3 from `start`, each pass an equal share of the time left; the best
+// result (IsBetter).
+StrategyResult BestPass(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options,
+                        Clock::time_point begin, const IncrementalSchedule& start) {
   double evaluate_s = SecondsSince(begin);  // building the start simulates once too
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;
@@ -343,6 +349,20 @@ StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOpt
     if (!best || IsBetter(result, *best)) best = std::move(result);
   }
   return *best;
+}
+
+}  // namespace
+
+StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
+  const auto begin = Clock::now();
+  return BestPass(graph, budget_bytes, options, begin, KeepEverything(graph, budget_bytes));
+}
+
+StrategyResult EvictFrom(const Graph& graph, int64_t budget_bytes, const Schedule& start,
+                         const EvictionOptions& options) {
+  const auto begin = Clock::now();
+  return BestPass(graph, budget_bytes, options, begin,
+                  IncrementalSchedule(graph, start.S, budget_bytes));
 }
 
 }  // namespace remat

@@ -45,4 +45,10 @@ StrategyResult EvictOnce(const Graph& graph, int64_t budget_bytes, EvictionScore
 // fits. Strategy name "evict".
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options = {});
 
+// The same passes from the holds of `start` (its S; R follows from it) instead of from keeping
+// everything: a known schedule over the budget (torch's partition of a compiled region) made
+// to fit by evicting from it. Strategy name "evict".
+StrategyResult EvictFrom(const Graph& graph, int64_t budget_bytes, const Schedule& start,
+                         const EvictionOptions& options = {});
+
 }  // namespace remat

@@ -9,6 +9,7 @@
 
 #include "core/training_graph.h"
 #include "strategies/checkpoint_all.h"
+#include "strategies/eviction.h"
 #include "testing/random_graphs.h"
 
 namespace remat {
@@ -222,7 +223,7 @@ TEST(PlanReportTest, OptimalIsNeverCostlierThanAnyOtherStrategyOfThePlan) {
 
 // A known schedule (PlanRequest::starts, torch's own partitions in Python) is a start:
 // local-search and optimal are never costlier than the cheapest one within the budget, and
-// one over the budget is ignored.
+// one over the budget is not itself a start (it is evicted to fit: below).
 TEST(PlanReportTest, KnownSchedulesWithinTheBudgetBoundLocalSearchAndOptimal) {
   int32_t compared = 0;
   for (uint32_t seed = 1; seed <= 4; ++seed) {
@@ -251,6 +252,41 @@ TEST(PlanReportTest, KnownSchedulesWithinTheBudgetBoundLocalSearchAndOptimal) {
     }
   }
   EXPECT_GE(compared, 1) << "no graph where the start matters: the test has no teeth";
+}
+
+// A known schedule over the budget is made to fit by evicting from its holds (EvictFrom):
+// local-search and optimal are never costlier than that.
+TEST(PlanReportTest, AKnownScheduleOverTheBudgetIsEvictedToFit) {
+  int32_t compared = 0;
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    const Graph g = testing::RandomTrainingGraph(seed, 12 + 2 * static_cast<int32_t>(seed));
+    // The start: optimal's schedule at a looser budget (recomputing, over the tighter one).
+    const PlanReport loose = PlanAtBudget(g, BudgetRequest{.budget_text = "75%"},
+                                          {.strategies = {"optimal"},
+                                           .settings = {.time_limit_s = 10}});
+    if (!loose.rows[0].fits()) continue;
+    const PlanReport without = PlanAtBudget(g, BudgetRequest{.budget_text = "60%"},
+                                            {.strategies = {"local-search"},
+                                             .settings = {.time_limit_s = 5}});
+    const int64_t budget = without.budget.activation_bytes;
+    const StrategyResult& over = *loose.rows[0].result;
+    if (over.peak_bytes <= budget) continue;
+    const StrategyResult evicted = EvictFrom(g, budget, over.schedule);
+    if (evicted.status != FitStatus::kFits) continue;
+    const PlanReport with = PlanAtBudget(
+        g, BudgetRequest{.budget_text = "60%"},
+        {.strategies = {"local-search", "optimal"},
+         .settings = {.time_limit_s = 0.01},
+         .starts = {{"over", over.schedule}}});
+    ASSERT_TRUE(with.rows[0].fits()) << with.rows[0].note;
+    ASSERT_TRUE(with.rows[1].fits()) << with.rows[1].note;
+    EXPECT_LE(with.rows[0].result->cost, evicted.cost * (1 + 1e-12)) << seed;
+    EXPECT_LE(with.rows[1].result->cost, evicted.cost * (1 + 1e-12)) << seed;
+    if (without.rows[0].fits() && without.rows[0].result->cost > evicted.cost * (1 + 1e-9)) {
+      ++compared;  // the evicted start mattered: local-search alone was costlier
+    }
+  }
+  EXPECT_GE(compared, 1) << "no graph where the evicted start matters: the test has no teeth";
 }
 
 }  // namespace

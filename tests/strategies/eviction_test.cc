@@ -80,5 +80,50 @@ TEST(EvictionTest, HandCheckedChainWithSkip) {
   EXPECT_EQ(tight.peak_bytes, 12);
 }
 
+// From the schedule that keeps everything, EvictFrom is Evict: the uses it starts from are the
+// same (each value's own stage and its readers').
+TEST(EvictionTest, EvictingFromKeepingEverythingIsEvict) {
+  for (const Graph& g : RandomGraphs(30)) {
+    const StrategyResult all = CheckpointAll(g, std::numeric_limits<int64_t>::max());
+    const int64_t floor = MinimumPeakLowerBound(g);
+    for (double f : {0.2, 0.6}) {
+      const auto budget =
+          floor + static_cast<int64_t>(f * static_cast<double>(all.peak_bytes - floor));
+      SCOPED_TRACE(::testing::Message() << g.name() << " budget " << budget);
+      const StrategyResult from = EvictFrom(g, budget, all.schedule);
+      const StrategyResult plain = Evict(g, budget);
+      EXPECT_EQ(from.schedule, plain.schedule);
+      EXPECT_DOUBLE_EQ(from.cost, plain.cost);
+    }
+  }
+}
+
+// From a schedule that already recomputes (evict's at a loose budget), evicting to a tighter
+// budget gives a valid, simulated schedule whose peak is never above the start's.
+TEST(EvictionTest, EvictingFromAScheduleThatRecomputesIsValidAndNeverPeaksHigher) {
+  int32_t fitting = 0, asked = 0;
+  for (const Graph& g : RandomGraphs(50)) {
+    const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
+    const int64_t floor = MinimumPeakLowerBound(g);
+    const auto at = [&](double f) {
+      return floor + static_cast<int64_t>(f * static_cast<double>(peak - floor));
+    };
+    const StrategyResult start = Evict(g, at(0.7));
+    for (double f : {0.0, 0.3}) {
+      SCOPED_TRACE(::testing::Message() << g.name() << " budget " << at(f));
+      const StrategyResult r = EvictFrom(g, at(f), start.schedule);
+      ASSERT_TRUE(CheckSchedule(g, r.schedule).empty());
+      const SimulationResult sim = Simulate(g, r.schedule);
+      EXPECT_EQ(sim.peak_bytes, r.peak_bytes);
+      EXPECT_DOUBLE_EQ(sim.cost, r.cost);
+      EXPECT_EQ(r.status == FitStatus::kFits, r.peak_bytes <= at(f));
+      EXPECT_LE(r.peak_bytes, start.peak_bytes);
+      fitting += r.status == FitStatus::kFits;
+      ++asked;
+    }
+  }
+  EXPECT_GT(fitting, asked / 2);  // it does its job from a start that recomputes, too
+}
+
 }  // namespace
 }  // namespace remat
