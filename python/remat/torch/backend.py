@@ -179,8 +179,8 @@ class RematBackend:
         INDUCTOR_SLACK above its budget, plans and compiles it again below the budget, by the
         ratio of the two (after an attempt below every schedule found, halfway back up), at
         most RETRIES times, and not after an attempt estimated as an earlier one or a least-peak
-        attempt estimated no lower than an earlier one; keeps the best attempt (_keep; docs/python.md, "Inductor's
-        estimate")."""
+        attempt estimated no lower than an earlier one; keeps the best attempt (_keep;
+        docs/python.md, "Inductor's estimate")."""
         partition = self._partition
         attempts = []  # (compiled, region plan, warnings, ledger)
         self._budget_scale = planned_scale = 1.0
@@ -204,15 +204,15 @@ class RematBackend:
                 attempts.append((compiled, planned, caught, dict(partition.ledger)))
                 budget = attempts[0][1].plan.budget_bytes
                 estimate = planned.inductor_peak
-                if attempt > 0 and estimate is not None and any(
-                        a[1].inductor_peak is not None and
-                        abs(a[1].inductor_peak - estimate) <= SAME_ESTIMATE * estimate
-                        for a in attempts[:-1]):
-                    break  # the plan moved and the estimate did not: its peak is elsewhere
+                earlier = [a[1].inductor_peak for a in attempts[:-1]
+                           if a[1].inductor_peak is not None]
+                if estimate is not None and earlier and (
+                        any(abs(e - estimate) <= SAME_ESTIMATE * estimate for e in earlier) or
+                        (planned.plan.status == "least-peak" and estimate >= min(earlier))):
+                    # The plan moved and the estimate did not (its peak is elsewhere), or even
+                    # the least peak found is estimated no lower than an earlier plan.
+                    break
                 if attempt > 0 and planned.plan.status == "least-peak":
-                    if estimate is not None and estimate >= min(
-                            a[1].inductor_peak or estimate for a in attempts[:-1]):
-                        break  # even the least peak found is estimated no lower: stop there
                     # Below what any schedule found reaches: halfway (geometrically) back up.
                     self._budget_scale = math.sqrt(planned_scale * self._budget_scale)
                     continue

@@ -183,7 +183,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     other regions keep while this one runs) are fixed memory too. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
     found none in time), the region gets the least-peak schedule found (the cheapest within
-    LEAST_PEAK_SLACK of the least peak found) and a BudgetWarning says so; with ``strict=True`` an InfeasibleBudgetError is raised instead."""
+    LEAST_PEAK_SLACK of the least peak found) and a BudgetWarning says so; with
+    ``strict=True`` an InfeasibleBudgetError is raised instead."""
     # torch's partitions made before the call (to fuse around what plain torch.compile saves)
     # count against the region's time limit.
     started = _now() - (partitions.spent_s if partitions is not None else 0.0)
