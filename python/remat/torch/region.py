@@ -21,6 +21,7 @@ from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.reference import TorchPartitions, min_cut_schedule
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
+from remat.torch.tangents import least_peak_bound
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
            "optimizer_state_bytes"]
@@ -213,7 +214,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         except InfeasibleBudgetError as error:  # the fixed memory fills the device
             budget_bytes, no_room = 0, error
     budget_bytes = int(budget_bytes * min(1.0, settings.budget_scale))
-    minimum = _core.minimum_peak_lower_bound(graph)
+    minimum, minimum_proof = least_peak_bound(graph)
 
     def plan_of(schedule, status, bound, budget=budget_bytes, strategy=settings.strategy):
         return _plan_of(graph, schedule, strategy, status, budget, no_remat.cost,
@@ -237,8 +238,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     elif budget_bytes < minimum:
         failure = InfeasibleBudgetError(
             f"the activation budget {_core.format_bytes(budget_bytes)} is below the minimum "
-            f"peak {_core.format_bytes(minimum)} that any schedule of this graph needs (one "
-            "operation's output together with its inputs)"
+            f"peak {_core.format_bytes(minimum)} that any schedule of this graph needs "
+            f"({minimum_proof})"
             + (f"; fixed memory (parameters, gradients, inputs, optimizer state) takes "
                f"{_core.format_bytes(fixed)} of memory={settings.memory}"
                if settings.memory else ""))

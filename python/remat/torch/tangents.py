@@ -1,0 +1,56 @@
+"""The least peak of a compiled region, bounded with the tangents that backward reads.
+
+A region's loss node (joint.py) stands for the tangents, the gradients of the region's outputs
+that autograd hands the backward graph: a full tensor for each output that requires grad (the
+logits a language model returns get a zero tensor of their size). The backward graph remat emits
+reads them as placeholders (partition.py), released after their last reader. So in every
+program remat emits the tangents are live from the start of backward until the last node that
+reads the loss node runs, whatever the schedule (a schedule that frees the loss node and
+computes it again only reads the placeholders again).
+
+Let L be the loss node and r its last reader. Each node v with L < v <= r is computed at its
+own stage v, in backward (after the loss node's first computation) and no later than stage r,
+where the tangents are read again: at that computation v's output, its workspace, its inputs
+and the tangents are live at once. The peak of the program is therefore at least
+
+    max over L < v <= r of  bytes(v) + workspace(v) + sum of bytes(u) over u in inputs(v) + {L}
+
+and at least remat's own bound (one node with its inputs, valid for every schedule). Proof and
+figures: docs/python.md, "The tangents stay live".
+"""
+
+from __future__ import annotations
+
+from remat import _core
+
+__all__ = ["least_peak_bound"]
+
+
+def _tangent_bound(graph: _core.Graph) -> int:
+    """The first term above (0 for a graph without a loss node or without its readers)."""
+    loss = graph.loss
+    if loss is None or loss < 0:
+        return 0
+    readers = graph.succs(loss)
+    if not readers:
+        return 0
+    nodes = graph.nodes
+    best = 0
+    for v in range(loss + 1, max(readers) + 1):
+        live = set(graph.preds(v)) | {loss}
+        total = nodes[v].bytes + nodes[v].workspace_bytes + sum(nodes[u].bytes for u in live)
+        best = max(best, total)
+    return best
+
+
+def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
+    """(bytes, what proves them): a lower bound on the activation peak of every program emitted
+    for a captured region's ``graph``, the larger of remat's bound on its least peak and the
+    bound with the tangents live until their last reader."""
+    own = int(_core.minimum_peak_lower_bound(graph))
+    tangents = _tangent_bound(graph)
+    if tangents > own:
+        return tangents, "one operation's output with its inputs and the tangents, which " \
+                         "backward reads until its node " \
+                         f"'{graph.nodes[max(graph.succs(graph.loss))].name}'"
+    return own, "one operation's output together with its inputs"

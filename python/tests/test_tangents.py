@@ -1,0 +1,123 @@
+"""The least-peak bound with the tangents live (remat/torch/tangents.py; docs/python.md, "The
+tangents stay live"): its value on a hand graph, never above the peak of a schedule that
+computes the loss node once, never above a measured step, and the budget it refuses."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import remat
+import remat.torch
+from remat import _core
+from remat.torch.tangents import least_peak_bound
+
+from measure import peak_bytes_of
+
+F_, L_, B_ = _core.NodeKind.forward, _core.NodeKind.loss, _core.NodeKind.backward
+
+
+def hand_graph() -> _core.Graph:
+    """a -> b -> L (the tangents, 100 B); c reads b (80 B), e reads c, d reads e and L.
+    At c's computation c, b and the tangents are live: 80 + 10 + 100 = 190 B, where one node
+    with its inputs gives at most d + e + L = 10 + 5 + 100 = 115 B."""
+    nodes = [_core.Node("a", F_, 1.0, 10), _core.Node("b", F_, 1.0, 10),
+             _core.Node("tangents", L_, 0.0, 100), _core.Node("c", B_, 1.0, 80),
+             _core.Node("e", B_, 1.0, 5), _core.Node("d", B_, 1.0, 10)]
+    edges = [(0, 1), (1, 2), (1, 3), (3, 4), (4, 5), (2, 5)]
+    return _core.Graph(nodes, edges)
+
+
+def schedules_computing_the_loss_once(graph: _core.Graph, budget: int):
+    for name in _core.strategy_names():
+        if not _core.strategy_applies(name, graph):
+            continue
+        row = _core.run_strategy(name, graph, budget, time_limit_s=5)
+        if row.schedule is None:
+            continue
+        sim = _core.simulate(graph, row.schedule)
+        if sim.evaluations_per_node[graph.loss] == 1:
+            yield name, sim
+
+
+def test_the_bound_on_a_hand_graph_counts_the_tangents_beside_a_node_that_does_not_read_them():
+    graph = hand_graph()
+    assert _core.minimum_peak_lower_bound(graph) == 115
+    bound, proof = least_peak_bound(graph)
+    assert bound == 190 and "tangents" in proof and "'d'" in proof
+    seen = 0
+    for name, sim in schedules_computing_the_loss_once(graph, 10**6):
+        assert sim.peak_bytes >= bound, name
+        seen += 1
+    assert seen >= 3
+
+
+def test_without_a_loss_node_the_bound_is_remats_own():
+    kind = _core.NodeKind.unlabeled
+    graph = _core.Graph([_core.Node("a", kind, 1.0, 10), _core.Node("b", kind, 1.0, 30)],
+                        [(0, 1)])
+    assert least_peak_bound(graph) == (40, "one operation's output together with its inputs")
+
+
+class LogitsModel(nn.Module):
+    """A language-model head that returns its logits with the loss, as transformers' models
+    do: autograd hands backward a zero tangent of the logits' size."""
+
+    def __init__(self, vocab: int = 4096, width: int = 16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, ids):
+        logits = self.head(self.embed(ids))
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), ids.view(-1))
+        return loss, logits
+
+
+def compiled_logits_model(budget: str, **options):
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = LogitsModel()
+    ids = torch.randint(0, 4096, (8, 128))
+    backend = remat.torch.backend(budget=budget, compiler="aot_eager", time_limit_s=10,
+                                  **options)
+    compiled = torch.compile(model, backend=backend, dynamic=False)
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        loss, _logits = compiled(ids)
+        loss.backward()
+    return backend, step
+
+
+def test_the_bound_holds_on_a_captured_region_and_below_its_measured_step():
+    backend, step = compiled_logits_model("100%")
+    step()
+    graph = backend.plans[-1].graph
+    bound, proof = least_peak_bound(graph)
+    logits = 8 * 128 * 4096 * 4
+    assert graph.nodes[graph.loss].bytes >= logits
+    assert bound >= _core.minimum_peak_lower_bound(graph) + logits // 2 and "tangents" in proof
+    for name, sim in schedules_computing_the_loss_once(graph, 10**12):
+        assert sim.peak_bytes >= bound, name
+    # Measured: the tangents are real allocations (the bound fails without them).
+    assert peak_bytes_of(step) >= bound
+
+
+def test_a_budget_below_the_bound_is_refused_with_the_tangents_named():
+    backend, step = compiled_logits_model("100%")
+    step()
+    graph = backend.plans[-1].graph
+    own = _core.minimum_peak_lower_bound(graph)
+    bound, _ = least_peak_bound(graph)
+    assert own < bound
+    between = (own + bound) // 2
+    backend, step = compiled_logits_model(str(between), strict=True)
+    # torch.compile wraps a backend's error.
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed) as failure:
+        step()
+    error = failure.value.inner_exception
+    assert isinstance(error, remat.InfeasibleBudgetError)
+    assert "tangents, which backward reads until its node" in str(error)
