@@ -32,6 +32,7 @@ import torch  # noqa: E402
 
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
+from remat.torch import least_peak_bound  # noqa: E402
 
 
 def build(args, seq: int):
@@ -152,6 +153,8 @@ def main() -> None:
               f"{report.lower_bound} ({report.lower_bound_source})")
         for row in report.rows:
             print("  ", row)
+        least, proof = least_peak_bound(graph)
+        print(f"least peak of any emitted program at least {remat.format_bytes(least)} ({proof})")
         if args.save:
             report.save_schedule(graph, args.save)
             print("schedule written to", args.save)
@@ -172,11 +175,21 @@ def main() -> None:
                                  max_overhead=10.0, max_batch=args.max_steps,
                                  time_limit_s=args.time_limit)
         print(f"searched in {time.monotonic() - started:.1f} s")
+        memory = remat.resolve_size(args.memory, 0)
         for result in report.results:
             print(f"  {result.strategy}: longest sequence {result.max_batch * args.step}"
                   f"{' (certified)' if result.certified else ''}; next: "
                   f"{result.next.outcome if result.next else '-'}"
                   f" {result.next.reason if result.next else ''}")
+            if result.strategy == "optimal" and not result.certified and result.next:
+                # remat's bounds allow a schedule to free the tangents; the programs it emits
+                # hold them (remat/torch/tangents.py): the next length, bounded that way.
+                graph, fixed = graph_at(result.next.batch)
+                least, proof = least_peak_bound(graph)
+                verdict = "does not fit, proven" if least > memory - fixed else "undecided"
+                print(f"    seq {result.next.batch * args.step}: {verdict}: every emitted "
+                      f"program peaks at least {remat.format_bytes(least)} ({proof}), "
+                      f"activations may use {remat.format_bytes(memory - fixed)}")
     print(f"largest resident memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 

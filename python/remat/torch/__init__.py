@@ -18,8 +18,9 @@ from remat.torch.partition import RegionPlan
 from remat.torch.region import optimizer_state_bytes
 from remat.torch.step import (CompiledStep, Plan, PlannedStep, compile, export_graph,
                               plan_step)
+from remat.torch.tangents import least_peak_bound
 from remat.torch.wrap import PlannedModule, wrap
 
 __all__ = ["backend", "wrap", "plan_step", "compile", "export_graph", "capture",
            "RematBackend", "PlannedModule", "RegionPlan", "PlannedStep", "CompiledStep",
-           "CapturedStep", "Plan", "RunStats", "optimizer_state_bytes"]
+           "CapturedStep", "Plan", "RunStats", "optimizer_state_bytes", "least_peak_bound"]
