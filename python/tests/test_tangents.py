@@ -1,6 +1,7 @@
-"""The least-peak bound with the tangents live (remat/torch/tangents.py; docs/python.md, "The
-tangents stay live"): its value on a hand graph, never above the peak of a schedule that
-computes the loss node once, never above a measured step, and the budget it refuses."""
+"""The tangents stay live (remat/torch/tangents.py; docs/python.md, "The tangents stay live"):
+the bound's value on a hand graph, never above the peak of a schedule that computes the loss
+node once, never above a measured step, and the budget it refuses; a schedule that frees the
+tangents read as the program that holds them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import torch.nn.functional as F
 import remat
 import remat.torch
 from remat import _core
-from remat.torch.tangents import least_peak_bound
+from remat.torch.tangents import hold_tangents, least_peak_bound
 
 from measure import peak_bytes_of
 
@@ -52,6 +53,28 @@ def test_the_bound_on_a_hand_graph_counts_the_tangents_beside_a_node_that_does_n
         assert sim.peak_bytes >= bound, name
         seen += 1
     assert seen >= 3
+
+
+def test_a_schedule_that_frees_the_tangents_is_read_as_the_program_that_holds_them():
+    graph = hand_graph()
+    # Frees the tangents after their computation and computes them again for d, from b: in
+    # remat's model it peaks at 115 B, below the bound.
+    R = [[0], [1], [2], [3], [4], [2, 5]]
+    S = [[], [0], [1], [1], [1, 3], [1, 4]]
+    freeing = _core.Schedule(graph, R, S)
+    before = _core.simulate(graph, freeing)
+    assert before.evaluations_per_node[2] == 2 and before.peak_bytes == 115
+    held = hold_tangents(graph, freeing)
+    assert _core.check_schedule(graph, held) == []
+    after = _core.simulate(graph, held)
+    assert after.evaluations_per_node[2] == 1
+    assert [sorted(stage) for stage in held.R] == [[0], [1], [2], [3], [4], [5]]
+    assert all(2 in held.S[t] for t in (3, 4, 5))
+    # Its other holds stay (b, held for the recomputation): e computes beside c, b and the
+    # tangents, 5 + 80 + 10 + 100 B, above the bound's 190.
+    assert after.peak_bytes == 195 and least_peak_bound(graph)[0] == 190
+    # A schedule that already holds them is returned as it is.
+    assert hold_tangents(graph, held) is held
 
 
 def test_without_a_loss_node_the_bound_is_remats_own():
@@ -121,3 +144,11 @@ def test_a_budget_below_the_bound_is_refused_with_the_tangents_named():
     error = failure.value.inner_exception
     assert isinstance(error, remat.InfeasibleBudgetError)
     assert "tangents, which backward reads until its node" in str(error)
+    # Without strict the region runs its least-peak schedule, never below the bound, and the
+    # warning says what proves the bound.
+    backend, step = compiled_logits_model(str(between))
+    with pytest.warns(remat.BudgetWarning, match="tangents, which backward reads"):
+        step()
+    region = backend.plans[-1]
+    assert region.plan.status == "least-peak"
+    assert region.plan.predicted_peak_bytes >= bound

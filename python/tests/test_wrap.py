@@ -121,6 +121,14 @@ def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_rai
     region = planned.plans[0]
     assert not region.within_budget and "below the minimum peak" in region.note
     assert region.plan.status == "least-peak" and region.plan.budget_bytes == 64
+    # The note says what is known of the least peak: the least possible where the found one
+    # is at the bound, else the bound.
+    bound, proof = remat.torch.least_peak_bound(region.graph)
+    assert proof in region.note
+    at_bound = region.plan.predicted_peak_bytes <= bound
+    assert ("(the least possible: " in region.note) == at_bound
+    assert (f"no program of this region peaks below {remat.format_bytes(bound)}"
+            in region.note) != at_bound
     # The least-peak schedule found is never above no rematerialization's peak.
     assert region.plan.predicted_peak_bytes <= region.plan.no_remat_peak_bytes
     for p, q in zip(model.parameters(), reference.parameters()):

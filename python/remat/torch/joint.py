@@ -83,7 +83,7 @@ class JointGraph:
     base_of: dict[fx.Node, Optional[int]]
     edges: list[tuple[int, int]]
     bytes: list[int]
-    once: set[int]                  # in-place writes into inputs: computed once
+    once: set[int]                  # computed once: in-place writes into inputs, the loss
     random: set[int]                # random operations: recomputed with their first state
     forward_outputs: list[Any]
     backward_outputs: list[Any]
@@ -205,6 +205,10 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     # cannot be replayed with a saved state: it runs once, like a write.
     replayable = {v for v in mapped.random_nodes if _replayable(mapped.nodes[v])}
     once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable)}
+    # The tangents are placeholders of the emitted backward, released after their last reader:
+    # a schedule that frees the loss node and computes it again holds them all the same
+    # (tangents.py), so the loss node runs once too.
+    once.add(loss)
     random = {new_id[v] for v in replayable}
     fixed = _distinct_bytes([*(p.meta.get("val") for p in placeholders if _is_primal(p)),
                              *(o.meta.get("val") for o in backward_outputs

@@ -435,8 +435,8 @@ def check_runs_once(joint: JointGraph, graph: _core.Graph, schedule: _core.Sched
             counts[v] = counts.get(v, 0) + 1
     again = sorted(v for v, c in counts.items() if c > 1)
     if again:
-        names = ", ".join(joint.order[v].name for v in again[:3])
+        names = ", ".join(joint.names()[v] for v in again[:3])
         raise InfeasibleBudgetError(
             f"strategy {strategy} recomputes operations that must run once ({names}: in-place "
-            "writes into the region's inputs, or random draws that cannot be replayed); use "
-            "another strategy")
+            "writes into the region's inputs, random draws that cannot be replayed, or the "
+            "tangents, which stay live until their last reader); use another strategy")

@@ -21,7 +21,7 @@ from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.reference import TorchPartitions, min_cut_schedule
 from remat.torch.step import _plan_of, _time_limit, no_schedule_error
-from remat.torch.tangents import least_peak_bound
+from remat.torch.tangents import hold_tangents, least_peak_bound
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
            "optimizer_state_bytes"]
@@ -267,21 +267,31 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                                lower_bound=settings.lower_bound, gap=settings.gap,
                                starts=[(name, s) for name, s, _ in starts])
         row = report.rows[0]
-        failure = (no_schedule_error(settings.strategy, plan_budget, row) if not row.fits
-                   else _recomputes_once_only(joint, planning_graph, row.schedule,
-                                              settings.strategy))
+        # The program emitted holds the tangents even where the schedule frees them.
+        schedule = hold_tangents(graph, row.schedule) if row.fits else None
+        if not row.fits:
+            failure = no_schedule_error(settings.strategy, plan_budget, row)
+        elif schedule is not row.schedule and \
+                _core.simulate(graph, schedule).peak_bytes > plan_budget:
+            failure = InfeasibleBudgetError(
+                f"strategy {settings.strategy} fits the budget "
+                f"{_core.format_bytes(plan_budget)} only by freeing the tangents, which the "
+                "emitted backward holds until their last reader; held, its schedule peaks at "
+                f"{_core.format_bytes(_core.simulate(graph, schedule).peak_bytes)}")
+        else:
+            failure = _recomputes_once_only(joint, planning_graph, schedule, settings.strategy)
         if failure is None:
             bound = report.lower_bound
             if bound is not None and joint.once:
                 # Over the schedules that run each once-only node once (the only ones that
                 # can run), the planning costs are the true costs plus the penalty.
                 bound = max(0.0, bound - joint.penalty(costs))
-            operations = _core.build_plan(planning_graph, row.schedule)
+            operations = _core.build_plan(planning_graph, schedule)
             known = next(((name, fraction) for name, s, fraction in starts
                           if _core.build_plan(planning_graph, s) == operations), None)
             # The bound and the budget are those of the plan's budget: below the asked one, it
             # is torch's partition's peak, and the bound is valid there, not at the asked one.
-            plan = plan_of(row.schedule, row.solver_status or "heuristic", bound,
+            plan = plan_of(schedule, row.solver_status or "heuristic", bound,
                            budget=plan_budget,
                            strategy=known[0] if known else settings.strategy)
             tightened = "" if plan_budget == budget_bytes else (
@@ -289,7 +299,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                 f"{next(n for n, p, _ in torch_figures if p == plan_budget)} (remat's model), "
                 f"below the budget {_core.format_bytes(budget_bytes)}: no plan that torch's own "
                 "partition beats in both peak and cost")
-            return region(plan, row.schedule, torch_budget=known[1] if known else None,
+            return region(plan, schedule, torch_budget=known[1] if known else None,
                           torch_partitions=torch_figures, tightened=tightened)
     if settings.strict:
         raise failure
@@ -298,11 +308,14 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     plan = plan_of(schedule, "least-peak", None, budget=None)
     plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
     within = plan.predicted_peak_bytes <= budget_bytes
+    # What the least peak is known to be: the found one at the bound is the least possible.
+    floor = ("the least possible" if plan.predicted_peak_bytes <= minimum else
+             f"no program of this region peaks below {_core.format_bytes(minimum)}")
     note = (f"no {settings.strategy} schedule within the activation budget "
             f"{_core.format_bytes(budget_bytes)} ({failure}); the region runs the least-peak "
             f"schedule found (the cheapest within {LEAST_PEAK_SLACK:.0%} of the least peak: "
             f"{found_by}), which peaks at "
-            f"{_core.format_bytes(plan.predicted_peak_bytes)}"
+            f"{_core.format_bytes(plan.predicted_peak_bytes)} ({floor}: {minimum_proof})"
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
     return region(plan, schedule, note, torch_partitions=torch_figures)
@@ -396,6 +409,18 @@ def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core
     return None
 
 
+def _held_tangents(graph: _core.Graph) -> Callable[[tuple], tuple]:
+    """(peak, cost, schedule, name) -> the same for the schedule with the tangents held
+    (tangents.py), re-simulated where that changed it."""
+    def held(candidate: tuple) -> tuple:
+        schedule = hold_tangents(graph, candidate[2])
+        if schedule is candidate[2]:
+            return candidate
+        sim = _core.simulate(graph, schedule)
+        return (sim.peak_bytes, sim.cost, schedule, candidate[3])
+    return held
+
+
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
                          left: float) -> tuple[_core.Schedule, str]:
     """The cheapest schedule found within LEAST_PEAK_SLACK of the least peak found by the
@@ -423,7 +448,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     if row.fits:
         candidates.append((row.peak_bytes, row.cost, row.schedule,
                            "local-search at the least peak found"))
-    runnable = sorted((c for c in candidates
+    runnable = sorted((c for c in map(_held_tangents(graph), candidates)
                        if _recomputes_once_only(joint, graph, c[2], settings.strategy) is None),
                       key=lambda c: (c[0], c[1]))
     if not runnable:
@@ -439,11 +464,13 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                                 lower_bound=False, gap=settings.gap,
                                 starts=[("the least peak found", least[2])])
         row = relaxed.rows[0]
-        if row.fits and _recomputes_once_only(joint, graph, row.schedule,
-                                              settings.strategy) is None:
-            runnable.append((row.peak_bytes, row.cost, row.schedule,
-                             f"{settings.strategy} within {LEAST_PEAK_SLACK:.0%} of the "
-                             f"least peak found, {_core.format_bytes(least[0])}"))
+        if row.fits:
+            found = _held_tangents(graph)((row.peak_bytes, row.cost, row.schedule,
+                                           f"{settings.strategy} within "
+                                           f"{LEAST_PEAK_SLACK:.0%} of the least peak found, "
+                                           f"{_core.format_bytes(least[0])}"))
+            if _recomputes_once_only(joint, graph, found[2], settings.strategy) is None:
+                runnable.append(found)
     _peak, _cost, schedule, found_by = min((c for c in runnable if c[0] <= window),
                                            key=lambda c: (c[1], c[0]))
     return schedule, found_by

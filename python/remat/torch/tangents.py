@@ -1,4 +1,5 @@
-"""The least peak of a compiled region, bounded with the tangents that backward reads.
+"""The tangents that backward reads: schedules read as the programs that hold them, and a bound
+on the least peak of a compiled region with them live.
 
 A region's loss node (joint.py) stands for the tangents, the gradients of the region's outputs
 that autograd hands the backward graph: a full tensor for each output that requires grad (the
@@ -6,7 +7,8 @@ logits a language model returns get a zero tensor of their size). The backward g
 reads them as placeholders (partition.py), released after their last reader. So in every
 program remat emits the tangents are live from the start of backward until the last node that
 reads the loss node runs, whatever the schedule (a schedule that frees the loss node and
-computes it again only reads the placeholders again).
+computes it again only reads the placeholders again). ``hold_tangents`` reads such a schedule as
+that program: the loss node held until its readers have run, never computed again.
 
 Let L be the loss node and r its last reader. Each node v with L < v <= r is computed at its
 own stage v, in backward (after the loss node's first computation) and no later than stage r,
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from remat import _core
 
-__all__ = ["least_peak_bound"]
+__all__ = ["hold_tangents", "least_peak_bound"]
 
 
 def _tangent_bound(graph: _core.Graph) -> int:
@@ -41,6 +43,30 @@ def _tangent_bound(graph: _core.Graph) -> int:
         total = nodes[v].bytes + nodes[v].workspace_bytes + sum(nodes[u].bytes for u in live)
         best = max(best, total)
     return best
+
+
+def hold_tangents(graph: _core.Graph, schedule: _core.Schedule) -> _core.Schedule:
+    """``schedule`` with the loss node held from its first computation until the last stage
+    that computes one of its readers, and never computed again: the program remat emits for
+    ``schedule`` (its computations of the loss node again only re-read the placeholders), so
+    its simulation is that program's. ``schedule`` itself when it computes the loss node once
+    and holds it until then."""
+    loss = graph.loss
+    if loss is None or loss < 0:
+        return schedule
+    readers = set(graph.succs(loss))
+    R = [list(stage) for stage in schedule.R]
+    S = [list(stage) for stage in schedule.S]
+    last = max((t for t in range(len(R)) if readers.intersection(R[t])), default=loss)
+    changed = False
+    for t in range(loss + 1, len(R)):
+        if loss in R[t]:
+            R[t].remove(loss)
+            changed = True
+        if t <= last and loss not in S[t]:
+            S[t].append(loss)
+            changed = True
+    return _core.Schedule(graph, R, S) if changed else schedule
 
 
 def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
