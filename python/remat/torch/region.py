@@ -269,15 +269,16 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         row = report.rows[0]
         # The program emitted holds the tangents even where the schedule frees them.
         schedule = hold_tangents(graph, row.schedule) if row.fits else None
+        held_peak = (_core.simulate(graph, schedule).peak_bytes
+                     if row.fits and schedule is not row.schedule else 0)
         if not row.fits:
             failure = no_schedule_error(settings.strategy, plan_budget, row)
-        elif schedule is not row.schedule and \
-                _core.simulate(graph, schedule).peak_bytes > plan_budget:
+        elif held_peak > plan_budget:
             failure = InfeasibleBudgetError(
                 f"strategy {settings.strategy} fits the budget "
                 f"{_core.format_bytes(plan_budget)} only by freeing the tangents, which the "
                 "emitted backward holds until their last reader; held, its schedule peaks at "
-                f"{_core.format_bytes(_core.simulate(graph, schedule).peak_bytes)}")
+                f"{_core.format_bytes(held_peak)}")
         else:
             failure = _recomputes_once_only(joint, planning_graph, schedule, settings.strategy)
         if failure is None:
@@ -368,14 +369,15 @@ def _loaded_region(settings: RegionSettings, joint: JointGraph, graph: _core.Gra
             + "); a schedule is reused only for the same graph (same model, shapes, dtypes "
             "and compiler=): plan again without schedule=")
     path, document = matching[0]
-    failure = _recomputes_once_only(joint, graph, document.schedule, "the loaded schedule")
+    # Read as the program it runs: the tangents held until their last reader (tangents.py).
+    schedule = hold_tangents(graph, document.schedule)
+    failure = _recomputes_once_only(joint, graph, schedule, "the loaded schedule")
     if failure is not None:
         raise InputError(f"{path}: {failure}")
     strategy = document.strategy or "loaded"
-    if no_room is None and _core.simulate(graph, document.schedule).peak_bytes <= budget_bytes:
-        return region(plan_of(document.schedule, "loaded", None, strategy=strategy),
-                      document.schedule)
-    plan = plan_of(document.schedule, "loaded", None, budget=None, strategy=strategy)
+    if no_room is None and _core.simulate(graph, schedule).peak_bytes <= budget_bytes:
+        return region(plan_of(schedule, "loaded", None, strategy=strategy), schedule)
+    plan = plan_of(schedule, "loaded", None, budget=None, strategy=strategy)
     plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
     note = (f"the schedule loaded from {path} peaks at "
             f"{_core.format_bytes(plan.predicted_peak_bytes)}, over the activation budget "
@@ -384,7 +386,7 @@ def _loaded_region(settings: RegionSettings, joint: JointGraph, graph: _core.Gra
     if settings.strict:
         raise InfeasibleBudgetError(note)
     warnings.warn(note + "; pass strict=True to raise instead", BudgetWarning, stacklevel=3)
-    return region(plan, document.schedule, note)
+    return region(plan, schedule, note)
 
 
 def kept_bytes(graph: _core.Graph, schedule: _core.Schedule, joint: JointGraph) -> int:
