@@ -47,7 +47,8 @@ def _tangent_bound(graph: _core.Graph) -> int:
 
 def hold_tangents(graph: _core.Graph, schedule: _core.Schedule) -> _core.Schedule:
     """``schedule`` with the loss node held from its first computation until the last stage
-    that computes one of its readers, and never computed again: the program remat emits for
+    that computes one of its readers, never computed again, and what was held only for those
+    computations (the loss node's inputs) no longer held: the program remat emits for
     ``schedule`` (its computations of the loss node again only re-read the placeholders), so
     its simulation is that program's. ``schedule`` itself when it computes the loss node once
     and holds it until then."""
@@ -58,15 +59,30 @@ def hold_tangents(graph: _core.Graph, schedule: _core.Schedule) -> _core.Schedul
     R = [list(stage) for stage in schedule.R]
     S = [list(stage) for stage in schedule.S]
     last = max((t for t in range(len(R)) if readers.intersection(R[t])), default=loss)
-    changed = False
-    for t in range(loss + 1, len(R)):
-        if loss in R[t]:
-            R[t].remove(loss)
-            changed = True
-        if t <= last and loss not in S[t]:
-            S[t].append(loss)
-            changed = True
-    return _core.Schedule(graph, R, S) if changed else schedule
+    if all(loss not in R[t] for t in range(loss + 1, len(R))) and \
+            all(loss in S[t] for t in range(loss + 1, last + 1)):
+        return schedule
+    before = _needed(graph, R)
+    R = [[v for v in stage if v != loss] if t > loss else stage for t, stage in enumerate(R)]
+    after = _needed(graph, R)
+    # Held: the loss node until its readers have run; no longer: what was held only for the
+    # loss node's computations again (its inputs), as the emitted program does not hold it.
+    S = [sorted((set(held) - (before[t] - after[t])) | ({loss} if loss < t <= last else set()))
+         for t, held in enumerate(S)]
+    return _core.Schedule(graph, R, S)
+
+
+def _needed(graph: _core.Graph, R: list) -> list:
+    """Per stage t, the values that a computation of stage t or later reads before computing
+    them again: what must be held into stage t."""
+    needed: set = set()
+    per_stage = [set() for _ in R]
+    for t in range(len(R) - 1, -1, -1):
+        for v in reversed(R[t]):
+            needed.discard(v)
+            needed.update(graph.preds(v))
+        per_stage[t] = set(needed)
+    return per_stage
 
 
 def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
