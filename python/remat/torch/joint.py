@@ -9,7 +9,9 @@ the forward outputs, then the gradients. remat reads it as a training graph:
   (``capture.map_storage_nodes``);
 - one node stands for what happens outside the region between forward and backward (the loss,
   then autograd): it reads every forward output and produces the tangents (its bytes), so every
-  operation that reads a tangent comes after it. It is the graph's loss node;
+  operation that reads a tangent comes after it. It is the graph's loss node, and the remat
+  graph has an edge from it to every node up to its last reader, as the tangents stay live
+  until then (tangents.py);
 - forward nodes are those that the forward outputs (and in-place writes into inputs, such as
   batch-norm running statistics) need; every other node is a backward node.
 
@@ -35,6 +37,7 @@ from remat import _core
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
+from remat.torch.tangents import tangent_edges
 from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
@@ -118,7 +121,9 @@ class JointGraph:
         nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w, block=b, contraction=c)
                  for n, kind, cost, nbytes, w, b, c in
                  zip(names, self.kinds(), costs, self.bytes, spaces, blocks, contractions)]
-        return _core.Graph(nodes, self.edges, cost_unit, name)
+        # The tangents are live from the loss node to its last reader (tangents.py).
+        edges = sorted(set(self.edges) | set(tangent_edges(self.loss, self.edges)))
+        return _core.Graph(nodes, edges, cost_unit, name)
 
     def output_bytes(self) -> int:
         """Bytes of the distinct storages of the region's forward outputs."""

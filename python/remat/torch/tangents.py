@@ -25,7 +25,16 @@ from __future__ import annotations
 
 from remat import _core
 
-__all__ = ["hold_tangents", "least_peak_bound"]
+__all__ = ["hold_tangents", "least_peak_bound", "tangent_edges"]
+
+
+def tangent_edges(loss: int, edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The edges that keep the tangents live in remat's model: from the loss node to every
+    node after it up to its last reader ``r``, so that every schedule holds the loss node while
+    each of them computes (as every emitted program does), and every search and bound sees the
+    tangents. Empty where nothing reads the loss node."""
+    last = max((v for u, v in edges if u == loss), default=loss)
+    return [(loss, v) for v in range(loss + 1, last + 1)]
 
 
 def _tangent_bound(graph: _core.Graph) -> int:
@@ -91,7 +100,9 @@ def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
     bound with the tangents live until their last reader."""
     own = int(_core.minimum_peak_lower_bound(graph))
     tangents = _tangent_bound(graph)
-    if tangents > own:
+    # A captured graph's tangent edges (``tangent_edges``) let remat's own bound see the
+    # tangents; where it is the larger, the tangents prove it.
+    if tangents and tangents >= own:
         return tangents, "one operation's output with its inputs and the tangents, which " \
                          "backward reads until its node " \
                          f"'{graph.nodes[max(graph.succs(graph.loss))].name}'"
