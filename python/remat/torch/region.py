@@ -411,16 +411,14 @@ def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core
     return None
 
 
-def _held_tangents(graph: _core.Graph) -> Callable[[tuple], tuple]:
+def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
     """(peak, cost, schedule, name) -> the same for the schedule with the tangents held
     (tangents.py), re-simulated where that changed it."""
-    def held(candidate: tuple) -> tuple:
-        schedule = hold_tangents(graph, candidate[2])
-        if schedule is candidate[2]:
-            return candidate
-        sim = _core.simulate(graph, schedule)
-        return (sim.peak_bytes, sim.cost, schedule, candidate[3])
-    return held
+    schedule = hold_tangents(graph, candidate[2])
+    if schedule is candidate[2]:
+        return candidate
+    sim = _core.simulate(graph, schedule)
+    return (sim.peak_bytes, sim.cost, schedule, candidate[3])
 
 
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
@@ -450,7 +448,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     if row.fits:
         candidates.append((row.peak_bytes, row.cost, row.schedule,
                            "local-search at the least peak found"))
-    runnable = sorted((c for c in map(_held_tangents(graph), candidates)
+    runnable = sorted((c for c in (_held_tangents(graph, c) for c in candidates)
                        if _recomputes_once_only(joint, graph, c[2], settings.strategy) is None),
                       key=lambda c: (c[0], c[1]))
     if not runnable:
@@ -467,7 +465,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                                 starts=[("the least peak found", least[2])])
         row = relaxed.rows[0]
         if row.fits:
-            found = _held_tangents(graph)((row.peak_bytes, row.cost, row.schedule,
+            found = _held_tangents(graph, (row.peak_bytes, row.cost, row.schedule,
                                            f"{settings.strategy} within "
                                            f"{LEAST_PEAK_SLACK:.0%} of the least peak found, "
                                            f"{_core.format_bytes(least[0])}"))
