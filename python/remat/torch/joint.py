@@ -8,10 +8,11 @@ the forward outputs, then the gradients. remat reads it as a training graph:
 - every operation that creates storage is a node, and views fold into their base
   (``capture.map_storage_nodes``);
 - one node stands for what happens outside the region between forward and backward (the loss,
-  then autograd): it reads every forward output and produces the tangents (its bytes), so every
-  operation that reads a tangent comes after it. It is the graph's loss node, and the remat
-  graph has an edge from it to every node up to its last reader, as the tangents stay live
-  until then (tangents.py);
+  then autograd): it reads every forward output, holds nothing itself, and is the graph's loss
+  node. Each tangent (each distinct storage among them) is a node right after it, of cost 0,
+  that reads it: the emitted backward receives the tangents as placeholders and frees each
+  after its last reader, so the remat graph has an edge from a tangent to every node up to its
+  last reader (tangents.py), and every schedule holds it as the program does;
 - forward nodes are those that the forward outputs (and in-place writes into inputs, such as
   batch-norm running statistics) need; every other node is a backward node.
 
@@ -42,7 +43,11 @@ from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
 
-_TANGENTS = -1  # the id that tangents map to while the nodes are read, before the loss has one
+
+def _tangent_id(index: int) -> int:
+    """The id of the ``index``-th tangent storage while the nodes are read (negative: outside
+    the graph that ``map_storage_nodes`` reads), before the tangents have nodes."""
+    return -1 - index
 
 
 def _is_tangent(node: fx.Node) -> bool:
@@ -108,7 +113,7 @@ class JointGraph:
                 else node_workspace_bytes(n) for i, n in enumerate(self.order)]
 
     def names(self) -> list[str]:
-        return ["loss_and_tangents" if n is None else
+        return ["loss" if n is None else
                 f"fused_{len(self.fused[i])}_{n.name}" if i in self.fused else n.name
                 for i, n in enumerate(self.order)]
 
@@ -160,8 +165,8 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
                 f"'{node.name}' has a symbolic shape: remat plans one schedule per input shape; "
                 "compile with torch.compile(..., dynamic=False) so that each new shape gets a "
                 "graph (and a plan) of its own")
-    base_of: dict[fx.Node, Optional[int]] = {
-        p: (_TANGENTS if _is_tangent(p) else None) for p in placeholders}
+    tangents, tangent_of = _tangent_storages(placeholders)
+    base_of: dict[fx.Node, Optional[int]] = {p: tangent_of.get(p) for p in placeholders}
     mapped = map_storage_nodes(graph, base_of, input_writes="node")
     output = graph.find_nodes(op="output")[0]
     outputs = pytree.arg_tree_leaves(*output.args)
@@ -171,7 +176,7 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     inputs_of: list[list[int]] = [[] for _ in range(count)]
     reads_tangent: set[int] = set()
     for u, v in mapped.edges:
-        if u == _TANGENTS:
+        if u < 0:
             reads_tangent.add(v)
         else:
             inputs_of[v].append(u)
@@ -179,7 +184,7 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
              if isinstance(o, fx.Node) and base_of.get(o) is not None and base_of[o] >= 0}
     users: list[list[int]] = [[] for _ in range(count)]
     for u, v in mapped.edges:
-        if u != _TANGENTS:
+        if u >= 0:
             users[u].append(v)
     seeds |= mapped.writing_nodes - _reachable(reads_tangent, users)
     forward = _reachable(seeds, inputs_of)
@@ -195,34 +200,55 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
                            "region's outputs but a forward output needs it")
 
     old_order = [v for v in range(count) if v in forward] + [None] + \
-        _backward_order([v for v in range(count) if v not in forward], forward, reads_tangent,
+        [_tangent_id(k) for k in range(len(tangents))] + _backward_order([v for v in range(count) if v not in forward], forward, reads_tangent,
                         inputs_of, users)
     loss = len(forward)
     new_id = {old: i for i, old in enumerate(old_order) if old is not None}
-    edges = {(loss if u == _TANGENTS else new_id[u], new_id[v]) for u, v in mapped.edges}
+    edges = {(new_id[u], new_id[v]) for u, v in mapped.edges}
     edges |= {(new_id[s], loss) for s in seeds}
-    tangent_bytes = _distinct_bytes(p.meta.get("val") for p in placeholders if _is_tangent(p))
-    node_bytes = [tangent_bytes if old is None else mapped.bytes[old] for old in old_order]
+    edges |= {(loss, loss + 1 + k) for k in range(len(tangents))}
+    node_bytes = [0 if old is None else
+                  _distinct_bytes([tangents[-1 - old].meta.get("val")]) if old < 0 else
+                  mapped.bytes[old] for old in old_order]
     for node, b in base_of.items():
         if b is not None:
-            base_of[node] = loss if b == _TANGENTS else new_id[b]
+            base_of[node] = new_id[b]
     # A random operation with no tensor input and no device keyword (Inductor's seed draw)
     # cannot be replayed with a saved state: it runs once, like a write.
     replayable = {v for v in mapped.random_nodes if _replayable(mapped.nodes[v])}
     once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable)}
-    # The tangents are placeholders of the emitted backward, released after their last reader:
-    # a schedule that frees the loss node and computes it again holds them all the same
-    # (tangents.py), so the loss node runs once too.
-    once.add(loss)
+    # The tangents are placeholders of the emitted backward: never computed again, nor the loss
+    # node, which a computation again would only re-read (tangents.py).
+    once |= {loss, *(loss + 1 + k for k in range(len(tangents)))}
     random = {new_id[v] for v in replayable}
     fixed = _distinct_bytes([*(p.meta.get("val") for p in placeholders if _is_primal(p)),
                              *(o.meta.get("val") for o in backward_outputs
                                if isinstance(o, fx.Node))])
     return JointGraph(module=module,
-                      order=[None if old is None else mapped.nodes[old] for old in old_order],
+                      order=[None if old is None else tangents[-1 - old] if old < 0 else
+                             mapped.nodes[old] for old in old_order],
                       loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
                       once=once, random=random, forward_outputs=forward_outputs,
                       backward_outputs=backward_outputs, fixed_bytes=fixed)
+
+
+def _tangent_storages(placeholders: Sequence[fx.Node]
+                      ) -> tuple[list[fx.Node], dict[fx.Node, int]]:
+    """The tangents' distinct storages, each as its first placeholder, and for each tangent
+    placeholder the id of its storage (``_tangent_id``); a tangent that is not a tensor has
+    none."""
+    firsts: list[fx.Node] = []
+    index: dict[Any, int] = {}
+    id_of: dict[fx.Node, int] = {}
+    for p in placeholders:
+        keys = list(_storages(p.meta.get("val"))) if _is_tangent(p) else []
+        if not keys:
+            continue
+        if keys[0] not in index:
+            index[keys[0]] = len(firsts)
+            firsts.append(p)
+        id_of[p] = _tangent_id(index[keys[0]])
+    return firsts, id_of
 
 
 def _backward_order(backward: list[int], forward: set[int], reads_tangent: set[int],

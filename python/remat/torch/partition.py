@@ -150,6 +150,10 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
         if generation[v] > 0 and v in joint.once:
             raise InternalError(f"the schedule recomputes '{joint.order[v].name}', which must "
                                 "run once")
+        if joint.order[v].op == "placeholder":  # a tangent: an input of the backward graph
+            live[v] = fixed[joint.order[v]]
+            generation[v] += 1
+            continue
         if v in joint.fused:
             live[v] = emit_group(v)
         else:
@@ -438,5 +442,6 @@ def check_runs_once(joint: JointGraph, graph: _core.Graph, schedule: _core.Sched
         names = ", ".join(joint.names()[v] for v in again[:3])
         raise InfeasibleBudgetError(
             f"strategy {strategy} recomputes operations that must run once ({names}: in-place "
-            "writes into the region's inputs, random draws that cannot be replayed, or the "
-            "tangents, which stay live until their last reader); use another strategy")
+            "writes into the region's inputs, random draws that cannot be replayed, the "
+            "tangents or the loss node, which the backward graph receives); use another "
+            "strategy")

@@ -1,24 +1,22 @@
-"""The tangents that backward reads: schedules read as the programs that hold them, and a bound
-on the least peak of a compiled region with them live.
+"""The tangents that backward reads, in remat's graph of a compiled region.
 
-A region's loss node (joint.py) stands for the tangents, the gradients of the region's outputs
-that autograd hands the backward graph: a full tensor for each output that requires grad (the
-logits a language model returns get a zero tensor of their size). The backward graph remat emits
-reads them as placeholders (partition.py), released after their last reader. So in every
-program remat emits the tangents are live from the start of backward until the last node that
-reads the loss node runs, whatever the schedule (a schedule that frees the loss node and
-computes it again only reads the placeholders again). ``hold_tangents`` reads such a schedule as
-that program: the loss node held until its readers have run, never computed again.
+The tangents are the gradients of the region's outputs that autograd hands the backward graph:
+a full tensor for each output that requires grad (the logits a language model returns get a
+zero tensor of their size). The backward graph remat emits receives them as placeholders
+(partition.py) and frees each after its last reader (measured: docs/BENCHMARKS.md). joint.py
+makes each tangent (each distinct storage) a node of cost 0 right after the loss node, its only
+input, computed once.
 
-Let L be the loss node and r its last reader. Each node v with L < v <= r is computed at its
-own stage v, in backward (after the loss node's first computation) and no later than stage r,
-where the tangents are read again: at that computation v's output, its workspace, its inputs
-and the tangents are live at once. The peak of the program is therefore at least
+``tangent_edges`` adds an edge from each tangent t to every node after it up to its last reader
+r_t. Each node v with t < v <= r_t computes at its own stage v, after the tangents arrive and
+before r_t reads t, so t is live at that computation in every program remat emits: the edges
+change no program, and every schedule of the graph holds t until r_t as the program does. Its
+simulation is that program's, and remat's bounds and searches see the tangents: remat's bound
+on the least peak (one node's output, workspace and inputs, live at once) counts every tangent
+live at each node. Proof and figures: docs/python.md, "The tangents stay live".
 
-    max over L < v <= r of  bytes(v) + workspace(v) + sum of bytes(u) over u in inputs(v) + {L}
-
-and at least remat's own bound (one node with its inputs, valid for every schedule). Proof and
-figures: docs/python.md, "The tangents stay live".
+``hold_tangents`` reads a schedule that computes the loss node again (remat's model allows it;
+the emitted program only reads the placeholders again) as that program.
 """
 
 from __future__ import annotations
@@ -29,38 +27,24 @@ __all__ = ["hold_tangents", "least_peak_bound", "tangent_edges"]
 
 
 def tangent_edges(loss: int, edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The edges that keep the tangents live in remat's model: from the loss node to every
-    node after it up to its last reader ``r``, so that every schedule holds the loss node while
-    each of them computes (as every emitted program does), and every search and bound sees the
-    tangents. Empty where nothing reads the loss node."""
-    last = max((v for u, v in edges if u == loss), default=loss)
-    return [(loss, v) for v in range(loss + 1, last + 1)]
-
-
-def _tangent_bound(graph: _core.Graph) -> int:
-    """The first term above (0 for a graph without a loss node or without its readers)."""
-    loss = graph.loss
-    if loss is None or loss < 0:
-        return 0
-    readers = graph.succs(loss)
-    if not readers:
-        return 0
-    nodes = graph.nodes
-    best = 0
-    for v in range(loss + 1, max(readers) + 1):
-        live = set(graph.preds(v)) | {loss}
-        total = nodes[v].bytes + nodes[v].workspace_bytes + sum(nodes[u].bytes for u in live)
-        best = max(best, total)
-    return best
+    """The edges that hold the tangents in remat's model (see above): from each tangent (a
+    node that the loss node ``loss`` computes) to every node after the tangents up to its last
+    reader."""
+    tangents = sorted(v for u, v in edges if u == loss)
+    last = {t: t for t in tangents}
+    for u, v in edges:
+        if u in last:
+            last[u] = max(last[u], v)
+    first = max(tangents, default=loss) + 1
+    return [(t, v) for t in tangents for v in range(first, last[t] + 1)]
 
 
 def hold_tangents(graph: _core.Graph, schedule: _core.Schedule) -> _core.Schedule:
     """``schedule`` with the loss node held from its first computation until the last stage
-    that computes one of its readers, never computed again, and what was held only for those
-    computations (the loss node's inputs) no longer held: the program remat emits for
-    ``schedule`` (its computations of the loss node again only re-read the placeholders), so
-    its simulation is that program's. ``schedule`` itself when it computes the loss node once
-    and holds it until then."""
+    that computes one of its readers (the tangents), never computed again, and what was held
+    only for those computations (the loss node's inputs) no longer held: the program remat
+    emits for ``schedule``, so its simulation is that program's. ``schedule`` itself when it
+    computes the loss node once and holds it until then."""
     loss = graph.loss
     if loss is None or loss < 0:
         return schedule
@@ -95,15 +79,20 @@ def _needed(graph: _core.Graph, R: list) -> list:
 
 
 def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
-    """(bytes, what proves them): a lower bound on the activation peak of every program emitted
-    for a captured region's ``graph``, the larger of remat's bound on its least peak and the
-    bound with the tangents live until their last reader."""
-    own = int(_core.minimum_peak_lower_bound(graph))
-    tangents = _tangent_bound(graph)
-    # A captured graph's tangent edges (``tangent_edges``) let remat's own bound see the
-    # tangents; where it is the larger, the tangents prove it.
-    if tangents and tangents >= own:
-        return tangents, "one operation's output with its inputs and the tangents, which " \
-                         "backward reads until its node " \
-                         f"'{graph.nodes[max(graph.succs(graph.loss))].name}'"
-    return own, "one operation's output together with its inputs"
+    """(bytes, what proves them): remat's lower bound on the activation peak of every schedule
+    of ``graph`` (one node's output, workspace and inputs, live at once), valid for every
+    program emitted for a captured region: its graph holds the tangents (``tangent_edges``)."""
+    bound = int(_core.minimum_peak_lower_bound(graph))
+    proof = "one operation's output together with its inputs"
+    loss = graph.loss
+    tangents = set(graph.succs(loss)) if loss is not None and loss >= 0 else set()
+    nodes = graph.nodes
+    for v in range(len(nodes)):
+        inputs = graph.preds(v)
+        total = nodes[v].bytes + nodes[v].workspace_bytes + sum(nodes[u].bytes for u in inputs)
+        held = sorted(tangents.intersection(inputs))
+        if total == bound and held:
+            names = ", ".join(f"'{nodes[t].name}'" for t in held)
+            return bound, (f"{proof}: '{nodes[v].name}' with the tangents {names} live, which "
+                           "backward holds until their last reader")
+    return bound, proof
