@@ -10,9 +10,8 @@ the forward outputs, then the gradients. remat reads it as a training graph:
 - one node stands for what happens outside the region between forward and backward (the loss,
   then autograd): it reads every forward output, holds nothing itself, and is the graph's loss
   node. Each tangent (each distinct storage among them) is a node right after it, of cost 0,
-  that reads it: the emitted backward receives the tangents as placeholders and frees each
-  after its last reader, so the remat graph has an edge from a tangent to every node up to its
-  last reader (tangents.py), and every schedule holds it as the program does;
+  that reads it and runs once: the emitted backward receives the tangents as placeholders and
+  frees each after its last reader, as every schedule that runs does (tangents.py);
 - forward nodes are those that the forward outputs (and in-place writes into inputs, such as
   batch-norm running statistics) need; every other node is a backward node.
 
@@ -38,7 +37,6 @@ from remat import _core
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
-from remat.torch.tangents import tangent_edges
 from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
@@ -126,9 +124,7 @@ class JointGraph:
         nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w, block=b, contraction=c)
                  for n, kind, cost, nbytes, w, b, c in
                  zip(names, self.kinds(), costs, self.bytes, spaces, blocks, contractions)]
-        # The tangents are live from the loss node to its last reader (tangents.py).
-        edges = sorted(set(self.edges) | set(tangent_edges(self.loss, self.edges)))
-        return _core.Graph(nodes, edges, cost_unit, name)
+        return _core.Graph(nodes, self.edges, cost_unit, name)
 
     def output_bytes(self) -> int:
         """Bytes of the distinct storages of the region's forward outputs."""
