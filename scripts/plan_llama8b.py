@@ -182,8 +182,9 @@ def main() -> None:
                   f"{result.next.outcome if result.next else '-'}"
                   f" {result.next.reason if result.next else ''}")
             if result.strategy == "optimal" and not result.certified and result.next:
-                # remat's bounds allow a schedule to free the tangents; the programs it emits
-                # hold them (remat/torch/tangents.py): the next length, bounded that way.
+                # remat's own bounds do not count the tangents live beside a node that does
+                # not read them; every program the backend emits holds them
+                # (remat/torch/tangents.py): the next length, bounded that way.
                 graph, fixed = graph_at(result.next.batch)
                 least, proof = least_peak_bound(graph)
                 verdict = "does not fit, proven" if least > memory - fixed else "undecided"

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import remat
 import remat.torch
 from remat import _core
-from remat.torch.tangents import hold_tangents, least_peak_bound
+from remat.torch.tangents import hold_tangents, least_peak_bound, tangent_edges
 
 from measure import peak_bytes_of
 
@@ -61,9 +61,20 @@ def test_each_tangent_counts_until_its_own_last_reader():
     assert own == 20 + 100  # b with its input t1
     # At b: b + t1 + t2 = 121 B; at c: 71 B.
     bound, proof = least_peak_bound(graph)
-    assert bound == 121 and "'b' with its inputs and the tangents 't2'" in proof
+    assert bound == 121 and "'b' with its inputs and the tangents 't1', 't2'" in proof
     for name, sim in schedules_that_run(graph, 10**6):
         assert sim.peak_bytes >= bound, name
+    # The edges that hold each tangent until its last reader, none between tangents: with
+    # them remat's own bound is this one, and every schedule holds the tangents.
+    held = tangent_edges(1, edges)
+    assert held == [(2, 4), (3, 4), (3, 5), (3, 6)]
+    with_edges = _core.Graph(nodes, sorted(set(edges) | set(held)))
+    assert least_peak_bound(with_edges)[0] == _core.minimum_peak_lower_bound(with_edges) == 121
+    seen = 0
+    for name, sim in schedules_that_run(with_edges, 10**6):
+        assert sim.peak_bytes >= bound, name
+        seen += 1
+    assert seen >= 3
 
 
 def test_the_bound_on_a_hand_graph_counts_the_tangent_beside_a_node_that_does_not_read_it():

@@ -9,9 +9,10 @@ the forward outputs, then the gradients. remat reads it as a training graph:
   (``capture.map_storage_nodes``);
 - one node stands for what happens outside the region between forward and backward (the loss,
   then autograd): it reads every forward output, holds nothing itself, and is the graph's loss
-  node. Each tangent (each distinct storage among them) is a node right after it, of cost 0,
-  that reads it and runs once: the emitted backward receives the tangents as placeholders and
-  frees each after its last reader, as every schedule that runs does (tangents.py);
+  node. The tangents are nodes right after it (those with the same last reader, one node),
+  of cost 0, that read it and run once: the emitted backward receives the tangents as
+  placeholders and frees each after its last reader, and the graph's edges hold each tangent
+  until then (tangents.py);
 - forward nodes are those that the forward outputs (and in-place writes into inputs, such as
   batch-norm running statistics) need; every other node is a backward node.
 
@@ -37,6 +38,7 @@ from remat import _core
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
+from remat.torch.tangents import tangent_edges
 from remat.torch.workspace import node_workspace_bytes
 
 __all__ = ["JointGraph", "read_joint_graph"]
@@ -124,7 +126,9 @@ class JointGraph:
         nodes = [_core.Node(n, kind, cost, nbytes, workspace_bytes=w, block=b, contraction=c)
                  for n, kind, cost, nbytes, w, b, c in
                  zip(names, self.kinds(), costs, self.bytes, spaces, blocks, contractions)]
-        return _core.Graph(nodes, self.edges, cost_unit, name)
+        # Each tangent is held until its last reader (tangents.py).
+        edges = sorted(set(self.edges) | set(tangent_edges(self.loss, self.edges)))
+        return _core.Graph(nodes, edges, cost_unit, name)
 
     def output_bytes(self) -> int:
         """Bytes of the distinct storages of the region's forward outputs."""
@@ -195,17 +199,22 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
         raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
                            "region's outputs but a forward output needs it")
 
+    backward = _backward_order([v for v in range(count) if v not in forward], forward,
+                               reads_tangent, inputs_of, users)
+    # Tangents freed by the same last reader are one node, after the loss node.
+    groups = _tangent_groups(len(tangents), mapped.edges, backward)
+    group_of = {_tangent_id(k): _tangent_id(g) for g, ks in enumerate(groups) for k in ks}
     old_order = [v for v in range(count) if v in forward] + [None] + \
-        [_tangent_id(k) for k in range(len(tangents))] + _backward_order([v for v in range(count) if v not in forward], forward, reads_tangent,
-                        inputs_of, users)
+        [_tangent_id(g) for g in range(len(groups))] + backward
     loss = len(forward)
     new_id = {old: i for i, old in enumerate(old_order) if old is not None}
+    new_id.update({k: new_id[g] for k, g in group_of.items()})
     edges = {(new_id[u], new_id[v]) for u, v in mapped.edges}
     edges |= {(new_id[s], loss) for s in seeds}
-    edges |= {(loss, loss + 1 + k) for k in range(len(tangents))}
+    edges |= {(loss, loss + 1 + g) for g in range(len(groups))}
     node_bytes = [0 if old is None else
-                  _distinct_bytes([tangents[-1 - old].meta.get("val")]) if old < 0 else
-                  mapped.bytes[old] for old in old_order]
+                  _distinct_bytes([tangents[k].meta.get("val") for k in groups[-1 - old]])
+                  if old < 0 else mapped.bytes[old] for old in old_order]
     for node, b in base_of.items():
         if b is not None:
             base_of[node] = new_id[b]
@@ -215,14 +224,14 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable)}
     # The tangents are placeholders of the emitted backward: never computed again, nor the loss
     # node, which a computation again would only re-read (tangents.py).
-    once |= {loss, *(loss + 1 + k for k in range(len(tangents)))}
+    once |= {loss, *(loss + 1 + g for g in range(len(groups)))}
     random = {new_id[v] for v in replayable}
     fixed = _distinct_bytes([*(p.meta.get("val") for p in placeholders if _is_primal(p)),
                              *(o.meta.get("val") for o in backward_outputs
                                if isinstance(o, fx.Node))])
     return JointGraph(module=module,
-                      order=[None if old is None else tangents[-1 - old] if old < 0 else
-                             mapped.nodes[old] for old in old_order],
+                      order=[None if old is None else tangents[groups[-1 - old][0]]
+                             if old < 0 else mapped.nodes[old] for old in old_order],
                       loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
                       once=once, random=random, forward_outputs=forward_outputs,
                       backward_outputs=backward_outputs, fixed_bytes=fixed)
@@ -245,6 +254,21 @@ def _tangent_storages(placeholders: Sequence[fx.Node]
             firsts.append(p)
         id_of[p] = _tangent_id(index[keys[0]])
     return firsts, id_of
+
+
+def _tangent_groups(count: int, edges, backward: list[int]) -> list[list[int]]:
+    """The tangent storages (``count``, read by the ``edges`` from their ``_tangent_id``s)
+    grouped by their last reader, a position in ``backward``, in the order of those readers;
+    those nothing reads, first."""
+    position = {v: i for i, v in enumerate(backward)}
+    last = [-1] * count
+    for u, v in edges:
+        if u < 0:
+            last[-1 - u] = max(last[-1 - u], position[v])
+    by_last: dict[int, list[int]] = {}
+    for k in range(count):
+        by_last.setdefault(last[k], []).append(k)
+    return [by_last[r] for r in sorted(by_last)]
 
 
 def _backward_order(backward: list[int], forward: set[int], reads_tangent: set[int],

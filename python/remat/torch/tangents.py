@@ -4,19 +4,22 @@ The tangents are the gradients of the region's outputs that autograd hands the b
 a full tensor for each output that requires grad (the logits a language model returns get a
 zero tensor of their size). The backward graph remat emits receives them as placeholders
 (partition.py) and frees each after its last reader (measured: docs/BENCHMARKS.md). joint.py
-makes each tangent (each distinct storage) a node of cost 0 right after the loss node, its only
-input, that runs once: a schedule that computes a tangent again is rejected, so every schedule
-that runs holds each tangent t from its arrival until its last reader r_t, as the program does.
+makes them nodes of cost 0 right after the loss node, their only input, that run once (the
+tangents with the same last reader, one node).
 
-Let T(v) be the tangents t < v <= r_t. Each node v after the tangents computes at its own
-stage v, once they have arrived, and before each t in T(v) is read for the last time, so at
-that computation its output, its workspace, its inputs and T(v) are live in every program
-remat emits. The peak of every such program is therefore at least
+Let T(v) be the tangents t < v <= r_t (r_t the last reader of t). Each node v after the
+tangents computes at its own stage v, once they have arrived, and before each t in T(v) is read
+for the last time, so at that computation its output, its workspace, its inputs and T(v) are
+live in every program remat emits. ``tangent_edges`` adds an edge from each t to every node in
+T's reach (t to each v with t in T(v)): it changes no program, and every schedule of the graph
+then holds t until r_t as the program does, so its simulation is the program's and remat's
+bounds and searches see the tangents (without the edges a search may free a tangent and compute
+it again, from the loss node, which no program does). The peak of every program is at least
 
     max over v of  bytes(v) + workspace(v) + bytes(inputs(v) + T(v))
 
-which is remat's own bound (one node with its inputs) when no tangent is live beside a node
-that does not read it. Proof and figures: docs/python.md, "The tangents stay live".
+remat's own bound (one node with its inputs) on a graph with those edges. Proof and figures:
+docs/python.md, "The tangents stay live".
 
 ``hold_tangents`` reads a schedule that computes the loss node again (remat's model allows it;
 the emitted program only reads the placeholders again) as that program.
@@ -26,7 +29,20 @@ from __future__ import annotations
 
 from remat import _core
 
-__all__ = ["hold_tangents", "least_peak_bound"]
+__all__ = ["hold_tangents", "least_peak_bound", "tangent_edges"]
+
+
+def tangent_edges(loss: int, edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The edges that hold the tangents in remat's model (see above): from each tangent (a
+    node that the loss node ``loss`` computes) to every node after the tangents up to its last
+    reader."""
+    tangents = sorted(v for u, v in edges if u == loss)
+    last = {t: t for t in tangents}
+    for u, v in edges:
+        if u in last:
+            last[u] = max(last[u], v)
+    first = max(tangents, default=loss) + 1
+    return [(t, v) for t in tangents for v in range(first, last[t] + 1)]
 
 
 def hold_tangents(graph: _core.Graph, schedule: _core.Schedule) -> _core.Schedule:
@@ -71,7 +87,7 @@ def _needed(graph: _core.Graph, R: list) -> list:
 def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
     """(bytes, what proves them): a lower bound on the activation peak of every program emitted
     for a captured region's ``graph``, the bound above with the tangents live until their last
-    reader (remat's own where no tangent adds to it)."""
+    reader (remat's own on a graph with ``tangent_edges``), naming the tangents that prove it."""
     best = int(_core.minimum_peak_lower_bound(graph))
     proof = "one operation's output together with its inputs"
     loss = graph.loss
@@ -79,13 +95,14 @@ def least_peak_bound(graph: _core.Graph) -> tuple[int, str]:
         return best, proof
     last = {t: max(graph.succs(t), default=t) for t in graph.succs(loss)}
     nodes = graph.nodes
+    named = False
     for v in range(loss + 1, max(last.values(), default=loss) + 1):
-        inputs = set(graph.preds(v))
-        live = sorted(t for t, r in last.items() if t < v <= r and t not in inputs)
-        total = nodes[v].bytes + nodes[v].workspace_bytes + \
-            sum(nodes[u].bytes for u in inputs) + sum(nodes[t].bytes for t in live)
-        if total > best:
-            names = ", ".join(f"'{nodes[t].name}'" for t in live)
-            best, proof = total, (f"'{nodes[v].name}' with its inputs and the tangents {names}, "
-                                  "which backward holds until their last reader")
+        live = set(graph.preds(v)) | {t for t, r in last.items() if t < v <= r}
+        held = sorted(live.intersection(last))
+        total = nodes[v].bytes + nodes[v].workspace_bytes + sum(nodes[u].bytes for u in live)
+        if held and (total > best or (total == best and not named)):
+            names = ", ".join(f"'{nodes[t].name}'" for t in held)
+            best, named = total, True
+            proof = (f"'{nodes[v].name}' with its inputs and the tangents {names}, which "
+                     "backward holds until their last reader")
     return best, proof
