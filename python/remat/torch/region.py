@@ -405,8 +405,8 @@ def _recomputes_once_only(joint: JointGraph, graph: _core.Graph, schedule: _core
 
 
 def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
-    """(peak, cost, schedule, name) -> the same for the schedule with the tangents held
-    (tangents.py), re-simulated where that changed it."""
+    """(peak, cost, schedule, name) -> the same for the schedule read as the program emitted,
+    which computes the loss node once (``hold_tangents``), re-simulated where that changed it."""
     schedule = hold_tangents(graph, candidate[2])
     if schedule is candidate[2]:
         return candidate
