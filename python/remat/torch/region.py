@@ -34,10 +34,14 @@ _now = time.monotonic
 # Without strict=True, the strategy gets this share of a region's time and the least-peak
 # search, needed when the strategy finds nothing within the budget, what remains.
 LEAST_PEAK_SHARE_LEFT = 0.7
-# A region with no schedule within its budget runs the cheapest schedule found within this
-# share above the least peak found; the smallest-budget search gets LEAST_PEAK_SEARCH_SHARE of
-# the time left, the strategy at the least peak plus the slack the rest.
-LEAST_PEAK_SLACK = 0.05
+# A region with no schedule within its budget runs, among the schedules found at the least
+# peak found and at budgets above it, the one with the least product of peak and cost: a peak
+# 1% higher is worth it where it saves more than 1% of the cost. The budgets above it start
+# LEAST_PEAK_FIRST times the least peak found, each LEAST_PEAK_STEP times the last. The
+# smallest-budget search gets LEAST_PEAK_SEARCH_SHARE of the time left, the budgets above the
+# rest.
+LEAST_PEAK_FIRST = 1.05
+LEAST_PEAK_STEP = 1.1
 LEAST_PEAK_SEARCH_SHARE = 0.6
 
 # torch's knob's partition (a start, and the peak a plan keeps within when it fits) is made
@@ -183,8 +187,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     it as torch does (``torch_budget``). With ``memory=``, ``held_elsewhere`` bytes (what the step's
     other regions keep while this one runs) are fixed memory too. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
-    found none in time), the region gets the least-peak schedule found (the cheapest within
-    LEAST_PEAK_SLACK of the least peak found) and a BudgetWarning says so; with
+    found none in time), the region gets a schedule planned from the least peak found (the one
+    with the least product of peak and cost at or above it: ``_least_peak_schedule``, status
+    "least-peak") and a BudgetWarning says so; with
     ``strict=True`` an InfeasibleBudgetError is raised instead."""
     # torch's partitions made before the call (to fuse around what plain torch.compile saves)
     # count against the region's time limit.
@@ -306,9 +311,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     floor = ("the least possible" if plan.predicted_peak_bytes <= minimum else
              f"no program of this region peaks below {_core.format_bytes(minimum)}")
     note = (f"no {settings.strategy} schedule within the activation budget "
-            f"{_core.format_bytes(budget_bytes)} ({failure}); the region runs the least-peak "
-            f"schedule found (the cheapest within {LEAST_PEAK_SLACK:.0%} of the least peak: "
-            f"{found_by}), which peaks at "
+            f"{_core.format_bytes(budget_bytes)} ({failure}); the region runs a least-peak "
+            f"schedule: of those found at or above the least peak, the one with the least "
+            f"product of peak and cost ({found_by}), which peaks at "
             f"{_core.format_bytes(plan.predicted_peak_bytes)} ({floor}: {minimum_proof})"
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
@@ -416,17 +421,17 @@ def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
 
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
                          left: float) -> tuple[_core.Schedule, str]:
-    """The cheapest schedule found within LEAST_PEAK_SLACK of the least peak found by the
-    smallest-budget search (``remat.plan(budget="min")``), among those that run each once-only
-    node once, or the no-rematerialization schedule; never above the no-rematerialization
-    peak unless that is the least."""
+    """Among the schedules found at the least peak found by the smallest-budget search
+    (``remat.plan(budget="min")``) and at budgets above it, those that run each once-only node
+    once, and no rematerialization, the one with the least product of peak and cost; never
+    above the no-rematerialization peak."""
     started = _now()
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
                    "no rematerialization")]
     try:
-        # The search takes half of its share; local-search then looks for a cheaper
-        # schedule at the least peak found (the search's own minimises the peak at any cost).
+        # The search takes its share; local-search then looks for a cheaper schedule at the
+        # least peak found (the search's own minimises the peak at any cost).
         report = planning.plan(graph, budget="min", strategies=["local-search"],
                                time_limit_s=max(LEAST_PEAK_SEARCH_SHARE * left, 0.5),
                                threads=settings.threads, seed=settings.seed,
@@ -441,29 +446,44 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     if row.fits:
         candidates.append((row.peak_bytes, row.cost, row.schedule,
                            "local-search at the least peak found"))
-    runnable = sorted((c for c in (_held_tangents(graph, c) for c in candidates)
-                       if _recomputes_once_only(joint, graph, c[2], settings.strategy) is None),
-                      key=lambda c: (c[0], c[1]))
-    if not runnable:
+
+    def runnable(candidate: tuple) -> bool:
+        return _recomputes_once_only(joint, graph, candidate[2], settings.strategy) is None
+
+    found = [c for c in (_held_tangents(graph, c) for c in candidates) if runnable(c)]
+    if not found:
         return fallback.schedule, "no rematerialization"
-    least = runnable[0]
-    window = max(least[0], min(int(least[0] * (1 + LEAST_PEAK_SLACK)), fallback.peak_bytes))
-    if window > least[0]:
-        # A peak a little above the least can cost far less (a ViT at 30%: 1.91x the
-        # no-rematerialization cost at the least peak found, 1.21x 5% above it).
-        relaxed = planning.plan(graph, budget=window, strategies=[settings.strategy],
-                                time_limit_s=max(left - (_now() - started), 0.5),
+    least = min(found, key=lambda c: (c[0], c[1]))
+
+    def product(candidate: tuple) -> float:
+        return float(candidate[0]) * candidate[1]
+
+    # A peak a little above the least can cost far less (a ViT at 30%: 1.91x the
+    # no-rematerialization cost at the least peak found, 1.21x 5% above it): the strategy
+    # plans at budgets above the least peak, each from the schedule found below it, and stops
+    # where even no rematerialization's cost at the last budget could not beat the best
+    # product found, or at no rematerialization's peak.
+    below, budget = least, least[0] * LEAST_PEAK_FIRST
+    while budget < fallback.peak_bytes and \
+            below[0] * fallback.cost < min(product(c) for c in found):
+        remaining = left - (_now() - started)
+        if remaining < 0.1:
+            break
+        relaxed = planning.plan(graph, budget=int(budget), strategies=[settings.strategy],
+                                time_limit_s=max(remaining / 2, 0.05),
                                 threads=settings.threads, seed=settings.seed,
                                 lower_bound=False, gap=settings.gap,
-                                starts=[("the least peak found", least[2])])
+                                starts=[("the schedule found below", below[2])])
         row = relaxed.rows[0]
         if row.fits:
-            found = _held_tangents(graph, (row.peak_bytes, row.cost, row.schedule,
-                                           f"{settings.strategy} within "
-                                           f"{LEAST_PEAK_SLACK:.0%} of the least peak found, "
-                                           f"{_core.format_bytes(least[0])}"))
-            if _recomputes_once_only(joint, graph, found[2], settings.strategy) is None:
-                runnable.append(found)
-    _peak, _cost, schedule, found_by = min((c for c in runnable if c[0] <= window),
-                                           key=lambda c: (c[1], c[0]))
+            planned = _held_tangents(graph, (
+                row.peak_bytes, row.cost, row.schedule,
+                f"{settings.strategy} within {_core.format_bytes(int(budget))}, "
+                f"{budget / least[0]:.2f}x the least peak found, "
+                f"{_core.format_bytes(least[0])}"))
+            if runnable(planned):
+                found.append(planned)
+                below = planned
+        budget *= LEAST_PEAK_STEP
+    _peak, _cost, schedule, found_by = min(found, key=lambda c: (product(c), c[0]))
     return schedule, found_by
