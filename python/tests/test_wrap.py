@@ -135,16 +135,18 @@ def test_a_budget_below_what_the_graph_needs_runs_the_least_peak_schedule_or_rai
         assert torch.equal(p.grad, q.grad)
 
 
-def _training_chain(n: int, costly: int, costly_bytes: int = 20) -> remat.Graph:
+def _training_chain(n: int, costly: int, costly_bytes: int = 20,
+                    loss_cost: float = 1.0) -> remat.Graph:
     """A forward chain of n 100-byte nodes and its backward (b_i reads f_i, f_{i-1} and
-    b_{i+1}); forward node ``costly`` costs 1000 and holds ``costly_bytes``, the others cost 1.
-    Every schedule peaks at 400 bytes or more (b_i with its three inputs)."""
+    b_{i+1}); forward node ``costly`` costs 1000 and holds ``costly_bytes``, the others cost 1
+    (the loss node ``loss_cost``). Every schedule peaks at 400 bytes or more (b_i with its
+    three inputs)."""
     nodes, edges = [], []
     for i in range(n):
         cost, nbytes = (1000.0, costly_bytes) if i == costly else (1.0, 100)
         nodes.append(remat.Node(f"f{i}", remat.NodeKind.forward, cost, nbytes))
         edges += [(i - 1, i)] if i else []
-    nodes.append(remat.Node("loss", remat.NodeKind.loss, 1.0, 4))
+    nodes.append(remat.Node("loss", remat.NodeKind.loss, loss_cost, 4))
     edges.append((n - 1, n))
     before = n
     for i in reversed(range(n)):
@@ -155,20 +157,27 @@ def _training_chain(n: int, costly: int, costly_bytes: int = 20) -> remat.Graph:
     return remat.Graph(nodes, sorted(edges), "flop", "chain")
 
 
-def _least_product_choice(graph: remat.Graph):
-    """What a region over its budget runs on ``graph`` (4 s), simulated, with the least peak
-    found by the smallest-budget search and no rematerialization, simulated."""
+def _least_product_choice(graph: remat.Graph, penalty: float = 0.0):
+    """What a region over its budget runs on ``graph`` (4 s; with a penalty, the loss node
+    must run once and the graph's costs are its planning costs, which add ``penalty`` to every
+    schedule that runs it once), simulated on ``graph`` without the penalty, with the least
+    peak found by the smallest-budget search and no rematerialization, simulated there."""
     from types import SimpleNamespace
 
     from remat.torch import region
 
     settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
-    joint = SimpleNamespace(once=())  # nothing that must run once
-    schedule, found_by = region._least_peak_schedule(settings, joint, graph, 4.0)
-    least = remat.plan(graph, budget="min", strategies=["local-search"], time_limit_s=2,
+    loss = next(i for i, node in enumerate(graph.nodes) if node.name == "loss")
+    joint = SimpleNamespace(once=(loss,) if penalty else (), names=lambda: [
+        node.name for node in graph.nodes])
+    schedule, found_by = region._least_peak_schedule(settings, joint, graph, penalty, 4.0)
+    nodes = [remat.Node(n.name, n.kind, n.cost - penalty if i == loss else n.cost, n.bytes)
+             for i, n in enumerate(graph.nodes)]
+    true_graph = remat.Graph(nodes, graph.edges, graph.cost_unit, graph.name)
+    least = remat.plan(true_graph, budget="min", strategies=["local-search"], time_limit_s=2,
                        lower_bound=False).min_budget
-    return (remat.simulate(graph, schedule), found_by, least,
-            remat.run_strategy("checkpoint-all", graph, 0))
+    return (remat.simulate(true_graph, schedule), found_by, least,
+            remat.run_strategy("checkpoint-all", true_graph, 0))
 
 
 def test_a_region_over_its_budget_runs_a_cheap_schedule_a_little_above_the_least_peak():
@@ -182,12 +191,15 @@ def test_a_region_over_its_budget_runs_a_cheap_schedule_a_little_above_the_least
     assert chosen.peak_bytes <= no_remat.peak_bytes
 
 
-def test_a_region_over_its_budget_weighs_peak_against_cost_beyond_five_percent():
+@pytest.mark.parametrize("penalty", [0.0, 1e5])
+def test_a_region_over_its_budget_weighs_peak_against_cost_beyond_five_percent(penalty):
     # f4 holds 100 bytes: below 500 bytes every schedule computes f4 again (cost above 2000,
     # a product of peak and cost above 800,000); holding it costs about 1030 at 500 bytes
     # (about 515,000), and every schedule at 600 bytes or more has a product of at least
-    # 600 x 1020 (the no-rematerialization cost): the least product is at 500-599 bytes.
-    chosen, found_by, least, no_remat = _least_product_choice(_training_chain(10, 4, 100))
+    # 600 x 1020 (the no-rematerialization cost): the least product is at 500-599 bytes. A
+    # penalty on a node that runs once, in every runnable schedule's cost, changes nothing.
+    graph = _training_chain(10, 4, 100, loss_cost=1.0 + penalty)
+    chosen, found_by, least, no_remat = _least_product_choice(graph, penalty)
     assert least.peak_bytes == 400 and least.cost > 2000
     assert 500 <= chosen.peak_bytes < 600 and chosen.cost < 1100, (chosen, found_by)
     product = chosen.peak_bytes * chosen.cost

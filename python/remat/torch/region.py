@@ -303,6 +303,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     if settings.strict:
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
+                                              joint.penalty(costs),
                                               settings.time_limit_s - (_now() - started))
     plan = plan_of(schedule, "least-peak", None, budget=None)
     plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
@@ -420,11 +421,13 @@ def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
 
 
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
-                         left: float) -> tuple[_core.Schedule, str]:
+                         penalty: float, left: float) -> tuple[_core.Schedule, str]:
     """Among the schedules found at the least peak found by the smallest-budget search
     (``remat.plan(budget="min")``) and at budgets above it, those that run each once-only node
     once, and no rematerialization, the one with the least product of peak and cost; never
-    above the no-rematerialization peak."""
+    above the no-rematerialization peak. ``graph`` has the planning costs, which add
+    ``penalty`` to every schedule that runs each once-only node once: the product is of the
+    true cost."""
     started = _now()
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
@@ -456,7 +459,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     least = min(found, key=lambda c: (c[0], c[1]))
 
     def product(candidate: tuple) -> float:
-        return float(candidate[0]) * candidate[1]
+        return float(candidate[0]) * (candidate[1] - penalty)
 
     # A peak a little above the least can cost far less (a ViT at 30%: 1.91x the
     # no-rematerialization cost at the least peak found, 1.21x 5% above it): the strategy
@@ -465,7 +468,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     # product found, or at no rematerialization's peak.
     below, budget = least, least[0] * LEAST_PEAK_FIRST
     while budget < fallback.peak_bytes and \
-            below[0] * fallback.cost < min(product(c) for c in found):
+            below[0] * (fallback.cost - penalty) < min(product(c) for c in found):
         remaining = left - (_now() - started)
         if remaining < 0.1:
             break
