@@ -297,8 +297,9 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     configuration while it compiles (e.g. ``{"score_fusion_memory_threshold": 10**12}`` stops
     Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
     Compile with ``dynamic=False``: remat plans one schedule per input shape. A region with no
-    schedule within its budget runs the least-peak schedule found, with a
-    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
+    schedule within its budget runs a least-peak schedule (the least product of peak and cost
+    found at or above the least peak), with a ``remat.BudgetWarning`` (``strict=True`` raises
+    InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
     (``RegionPlan.save_schedule``): each region follows the file made for its graph instead of
     being planned, and InputError names the files when none was. ``fusion`` plans the graph
