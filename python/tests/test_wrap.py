@@ -205,6 +205,9 @@ def test_a_region_over_its_budget_weighs_peak_against_cost_beyond_five_percent(p
     product = chosen.peak_bytes * chosen.cost
     assert product < least.peak_bytes * least.cost
     assert product < no_remat.peak_bytes * no_remat.cost
+    # The warning lists what the choice was made among, the chosen schedule at its true cost.
+    assert (f"{remat.format_bytes(chosen.peak_bytes)} at {chosen.cost / no_remat.cost:.2f}x"
+            in found_by), found_by
 
 
 def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():

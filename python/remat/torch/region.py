@@ -489,4 +489,13 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                 below = planned
         budget *= LEAST_PEAK_STEP
     _peak, _cost, schedule, found_by = min(found, key=lambda c: (product(c), c[0]))
+    # What the choice was made among, for the warning: the peaks found and their costs, each
+    # cheaper than every lower one.
+    points = []
+    for peak, cost in sorted({(c[0], c[1]) for c in found}):
+        if not points or cost < points[-1][1]:
+            points.append((peak, cost))
+    found_by += "; found: " + ", ".join(
+        f"{_core.format_bytes(peak)} at {(cost - penalty) / (fallback.cost - penalty):.2f}x"
+        for peak, cost in points) + " the no-rematerialization cost"
     return schedule, found_by
