@@ -210,6 +210,29 @@ def test_a_region_over_its_budget_weighs_peak_against_cost_beyond_five_percent(p
             in found_by), found_by
 
 
+def test_the_search_above_the_least_peak_keeps_within_the_time_left(monkeypatch):
+    # Each plan is charged the whole limit it is given (a clock that moves only then): the
+    # smallest-budget search and the budgets above it together stay within the 4 s left.
+    from types import SimpleNamespace
+
+    from remat.torch import region
+
+    clock, limits = [0.0], []
+    real_plan = region.planning.plan
+
+    def plan_spending_its_limit(graph, **options):
+        limits.append(options["time_limit_s"])
+        clock[0] += options["time_limit_s"]
+        return real_plan(graph, **options)
+
+    monkeypatch.setattr(region, "_now", lambda: clock[0])
+    monkeypatch.setattr(region.planning, "plan", plan_spending_its_limit)
+    settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
+    region._least_peak_schedule(settings, SimpleNamespace(once=()),
+                                _training_chain(10, 4, 100), 0.0, 4.0)
+    assert len(limits) >= 3 and sum(limits) <= 4.0, limits
+
+
 def test_upsampling_is_kept_whole_as_eager_autograd_runs_it():
     model, loss_fn, inputs = networks.unet()
     planned = remat.torch.wrap(model, budget="100%", strategy="checkpoint-all",
