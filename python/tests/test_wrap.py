@@ -210,6 +210,23 @@ def test_a_region_over_its_budget_weighs_peak_against_cost_beyond_five_percent(p
             in found_by), found_by
 
 
+def test_a_region_over_its_budget_with_costs_of_zero_gets_the_least_peak():
+    # Every product is zero (operations without a cost rule under unknown_ops="zero-cost"):
+    # the least peak wins, and the warning gives the costs in the graph's unit, not as a ratio
+    # to a no-rematerialization cost of zero.
+    from types import SimpleNamespace
+
+    from remat.torch import region
+
+    nodes = [remat.Node(n.name, n.kind, 0.0, n.bytes) for n in _training_chain(6, 2).nodes]
+    graph = remat.Graph(nodes, _training_chain(6, 2).edges, "flop", "free")
+    settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
+    schedule, found_by = region._least_peak_schedule(settings, SimpleNamespace(once=()), graph,
+                                                     0.0, 2.0)
+    assert remat.simulate(graph, schedule).peak_bytes == 400
+    assert found_by.endswith("found: 400 B at 0 (flop)"), found_by
+
+
 def test_the_search_above_the_least_peak_keeps_within_the_time_left(monkeypatch):
     # Each plan is charged the whole limit it is given (a clock that moves only then): the
     # smallest-budget search and the budgets above it together stay within the 4 s left.

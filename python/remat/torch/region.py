@@ -495,7 +495,10 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     for peak, cost in sorted({(c[0], c[1]) for c in found}):
         if not points or cost < points[-1][1]:
             points.append((peak, cost))
+    no_remat_cost = fallback.cost - penalty
     found_by += "; found: " + ", ".join(
-        f"{_core.format_bytes(peak)} at {(cost - penalty) / (fallback.cost - penalty):.2f}x"
-        for peak, cost in points) + " the no-rematerialization cost"
+        f"{_core.format_bytes(peak)} at " + (f"{(cost - penalty) / no_remat_cost:.2f}x"
+                                             if no_remat_cost > 0 else f"{cost - penalty:g}")
+        for peak, cost in points) + (" the no-rematerialization cost" if no_remat_cost > 0
+                                     else f" ({graph.cost_unit})")
     return schedule, found_by
