@@ -464,8 +464,8 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     # A peak a little above the least can cost far less (a ViT at 30%: 1.91x the
     # no-rematerialization cost at the least peak found, 1.21x 5% above it): the strategy
     # plans at budgets above the least peak, each from the schedule found below it, and stops
-    # where even no rematerialization's cost at the last budget could not beat the best
-    # product found, or at no rematerialization's peak.
+    # where even no rematerialization's cost at the peak of the schedule found last could not
+    # beat the best product found, or at no rematerialization's peak.
     below, budget = least, least[0] * LEAST_PEAK_FIRST
     while budget < fallback.peak_bytes and \
             below[0] * (fallback.cost - penalty) < min(product(c) for c in found):
