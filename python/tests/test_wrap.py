@@ -157,11 +157,10 @@ def _training_chain(n: int, costly: int, costly_bytes: int = 20,
     return remat.Graph(nodes, sorted(edges), "flop", "chain")
 
 
-def _least_product_choice(graph: remat.Graph, penalty: float = 0.0):
-    """What a region over its budget runs on ``graph`` (4 s; with a penalty, the loss node
-    must run once and the graph's costs are its planning costs, which add ``penalty`` to every
-    schedule that runs it once), simulated on ``graph`` without the penalty, with the least
-    peak found by the smallest-budget search and no rematerialization, simulated there."""
+def _least_peak(graph: remat.Graph, penalty: float = 0.0, left: float = 4.0):
+    """(schedule, found_by) of what a region over its budget runs on ``graph``, with ``left``
+    seconds; with a penalty, the loss node must run once and the graph's costs are its
+    planning costs, which add ``penalty`` to every schedule that runs it once."""
     from types import SimpleNamespace
 
     from remat.torch import region
@@ -170,7 +169,15 @@ def _least_product_choice(graph: remat.Graph, penalty: float = 0.0):
     loss = next(i for i, node in enumerate(graph.nodes) if node.name == "loss")
     joint = SimpleNamespace(once=(loss,) if penalty else (), names=lambda: [
         node.name for node in graph.nodes])
-    schedule, found_by = region._least_peak_schedule(settings, joint, graph, penalty, 4.0)
+    return region._least_peak_schedule(settings, joint, graph, penalty, left)
+
+
+def _least_product_choice(graph: remat.Graph, penalty: float = 0.0):
+    """What a region over its budget runs on ``graph`` (``_least_peak``), simulated on
+    ``graph`` without the penalty, with the least peak found by the smallest-budget search and
+    no rematerialization, simulated there."""
+    schedule, found_by = _least_peak(graph, penalty)
+    loss = next(i for i, node in enumerate(graph.nodes) if node.name == "loss")
     nodes = [remat.Node(n.name, n.kind, n.cost - penalty if i == loss else n.cost, n.bytes)
              for i, n in enumerate(graph.nodes)]
     true_graph = remat.Graph(nodes, graph.edges, graph.cost_unit, graph.name)
@@ -214,15 +221,10 @@ def test_a_region_over_its_budget_with_costs_of_zero_gets_the_least_peak():
     # Every product is zero (operations without a cost rule under unknown_ops="zero-cost"):
     # the least peak wins, and the warning gives the costs in the graph's unit, not as a ratio
     # to a no-rematerialization cost of zero.
-    from types import SimpleNamespace
-
-    from remat.torch import region
-
-    nodes = [remat.Node(n.name, n.kind, 0.0, n.bytes) for n in _training_chain(6, 2).nodes]
-    graph = remat.Graph(nodes, _training_chain(6, 2).edges, "flop", "free")
-    settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
-    schedule, found_by = region._least_peak_schedule(settings, SimpleNamespace(once=()), graph,
-                                                     0.0, 2.0)
+    chain = _training_chain(6, 2)
+    nodes = [remat.Node(n.name, n.kind, 0.0, n.bytes) for n in chain.nodes]
+    graph = remat.Graph(nodes, chain.edges, "flop", "free")
+    schedule, found_by = _least_peak(graph, left=2.0)
     assert remat.simulate(graph, schedule).peak_bytes == 400
     assert found_by.endswith("found: 400 B at 0 (flop)"), found_by
 
@@ -230,8 +232,6 @@ def test_a_region_over_its_budget_with_costs_of_zero_gets_the_least_peak():
 def test_the_search_above_the_least_peak_keeps_within_the_time_left(monkeypatch):
     # Each plan is charged the whole limit it is given (a clock that moves only then): the
     # smallest-budget search and the budgets above it together stay within the 4 s left.
-    from types import SimpleNamespace
-
     from remat.torch import region
 
     clock, limits = [0.0], []
@@ -244,9 +244,7 @@ def test_the_search_above_the_least_peak_keeps_within_the_time_left(monkeypatch)
 
     monkeypatch.setattr(region, "_now", lambda: clock[0])
     monkeypatch.setattr(region.planning, "plan", plan_spending_its_limit)
-    settings = SimpleNamespace(threads=1, seed=1, gap=1e-3, strategy="optimal")
-    region._least_peak_schedule(settings, SimpleNamespace(once=()),
-                                _training_chain(10, 4, 100), 0.0, 4.0)
+    _least_peak(_training_chain(10, 4, 100), left=4.0)
     assert len(limits) >= 3 and sum(limits) <= 4.0, limits
 
 

@@ -489,16 +489,20 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                 below = planned
         budget *= LEAST_PEAK_STEP
     _peak, _cost, schedule, found_by = min(found, key=lambda c: (product(c), c[0]))
-    # What the choice was made among, for the warning: the peaks found and their costs, each
-    # cheaper than every lower one.
-    points = []
-    for peak, cost in sorted({(c[0], c[1]) for c in found}):
-        if not points or cost < points[-1][1]:
-            points.append((peak, cost))
-    no_remat_cost = fallback.cost - penalty
-    found_by += "; found: " + ", ".join(
-        f"{_core.format_bytes(peak)} at " + (f"{(cost - penalty) / no_remat_cost:.2f}x"
-                                             if no_remat_cost > 0 else f"{cost - penalty:g}")
-        for peak, cost in points) + (" the no-rematerialization cost" if no_remat_cost > 0
-                                     else f" ({graph.cost_unit})")
-    return schedule, found_by
+    true_costs = [(peak, cost - penalty) for peak, cost, _, _ in found]
+    return schedule, (f"{found_by}; found: "
+                      f"{_front(true_costs, fallback.cost - penalty, graph.cost_unit)}")
+
+
+def _front(points: list, no_remat_cost: float, unit: str) -> str:
+    """The (peak, true cost) points found, each cheaper than every lower one, as text: what the
+    choice was made among. Costs as x the no-rematerialization cost, or in ``unit`` when that
+    is zero."""
+    front: list = []
+    for peak, cost in sorted(set(points)):
+        if not front or cost < front[-1][1]:
+            front.append((peak, cost))
+    if no_remat_cost <= 0:
+        return ", ".join(f"{_core.format_bytes(p)} at {c:g}" for p, c in front) + f" ({unit})"
+    return ", ".join(f"{_core.format_bytes(p)} at {c / no_remat_cost:.2f}x"
+                     for p, c in front) + " the no-rematerialization cost"
