@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -199,8 +201,11 @@ class CheckmateModelBuilder {
   // FREE[t][(i, k)] in [0, 1], continuous: freeing only lowers memory, so bounding FREE by its
   // indicator's conditions from above is exact at integer R and S (docs/solvers.md):
   // FREE <= R[t][k], FREE <= 1 - S[t+1][i], FREE <= 1 - R[t][j] for successors j > k of i.
+  // A value read in stage t by many consumers gets the last family through its later-reader
+  // chain instead (ChainColumn): one row per FREE rather than one per later consumer.
   void AddFreeColumns() {
     for (int32_t t = lo_; t <= hi_; ++t) {
+      chains_.clear();
       for (int32_t k = 0; k <= t; ++k) {
         if (k < t && model_.R(t, k) == CheckmateModel::kAbsent) continue;
         for (int32_t i : FreedAt(graph_, k)) {
@@ -218,14 +223,48 @@ class CheckmateModelBuilder {
           if (next.column != CheckmateModel::kAbsent) {
             Row(-kInfinity, {{column, 1}, {next.column, 1}}, 0, 1);
           }
-          for (int32_t j : succs) {
-            if (j > k && j < t && model_.R(t, j) != CheckmateModel::kAbsent) {
-              Row(-kInfinity, {{column, 1}, {model_.R(t, j), 1}}, 0, 1);
-            }
+          const std::vector<int32_t> later = ReadersAfter(t, i, k);
+          if (static_cast<int32_t>(later.size()) >= options_.later_reader_chain_from) {
+            Row(-kInfinity, {{column, 1}, {ChainColumn(t, i, later), 1}}, 0, 1);
+          } else {
+            for (int32_t j : later) Row(-kInfinity, {{column, 1}, {model_.R(t, j), 1}}, 0, 1);
           }
         }
       }
     }
+  }
+
+  // The consumers j of i with k < j < t that stage t may run (R[t][j] has a column), ascending.
+  std::vector<int32_t> ReadersAfter(int32_t t, int32_t i, int32_t k) const {
+    std::vector<int32_t> readers;
+    for (int32_t j : graph_.succs(i)) {
+      if (j > k && j < t && model_.R(t, j) != CheckmateModel::kAbsent) readers.push_back(j);
+    }
+    std::sort(readers.begin(), readers.end());
+    return readers;
+  }
+
+  // L[t][(i, j)] in [0, 1] for the consumers j of i that stage t may run: L >= R[t][j] and
+  // L >= L of i's next such consumer, so L is at least "some consumer from j on runs in stage
+  // t"; FREE <= 1 - L. At integer R the least L is that indicator, and the LP's least L is the
+  // largest R[t][j'] over j' >= j: the same bound on FREE as one row per consumer. Returns the
+  // column of `readers`' first (the consumers after k); the chain is built once per (t, i),
+  // from the last consumer down, as far as the earliest asked for.
+  int32_t ChainColumn(int32_t t, int32_t i, const std::vector<int32_t>& readers) {
+    std::vector<std::pair<int32_t, int32_t>>& chain = chains_[i];  // (j, column), j descending
+    for (auto j = readers.rbegin(); j != readers.rend(); ++j) {
+      if (!chain.empty() && chain.back().first <= *j) continue;
+      const int32_t column = model_.lp.AddColumn({.lower = 0, .upper = 1});
+      model_.later_readers_.push_back({t, i, *j, column});
+      Row(-kInfinity, {{model_.R(t, *j), 1}, {column, -1}}, 0, 0);
+      if (!chain.empty()) Row(-kInfinity, {{chain.back().second, 1}, {column, -1}}, 0, 0);
+      chain.emplace_back(*j, column);
+    }
+    // Each FREE of i in stage t asks for a suffix of the same consumers (k grows).
+    const auto first = std::find_if(chain.begin(), chain.end(), [&](const auto& entry) {
+      return entry.first == readers.front();
+    });
+    return first->second;
   }
 
   // Paper §4 memory recurrence, with workspace w (docs/design.md §3): U[t][k] is the memory while k
@@ -376,6 +415,8 @@ class CheckmateModelBuilder {
   const StageMatrix* fixed_;      // S outside the window; null for the whole model
   std::vector<int32_t> last_use_;
   bool infeasible_ = false;
+  // Per value, the later-reader chain of the stage being built: (consumer, column) descending.
+  std::unordered_map<int32_t, std::vector<std::pair<int32_t, int32_t>>> chains_;
 };
 
 namespace {
@@ -476,6 +517,12 @@ std::vector<double> CheckmateModel::Assignment(const Graph& graph,
       if (j > f.k && running(f.t, j)) free = false;
     }
     values[f.column] = free ? 1 : 0;
+  }
+  for (const LaterReaderColumn& l : later_readers_) {
+    const auto& succs = graph.succs(l.i);
+    values[l.column] = std::any_of(succs.begin(), succs.end(), [&](int32_t j) {
+      return j >= l.j && j < l.t && running(l.t, j);
+    }) ? 1 : 0;
   }
   // U by the recurrence, with the same scaled bytes as the rows.
   std::vector<double> freed_bytes(n_);

@@ -24,6 +24,10 @@ struct CheckmateModelOptions {
   // so the optimum is the least overflow first, the least cost second; an over-budget
   // schedule is then a valid MIP start (RepairByWindows).
   bool elastic = false;
+  // A value freed at a position with at least this many later consumers in the stage is bound
+  // by its later-reader chain (docs/solvers.md, "FREE bounds"): rows linear, not quadratic, in
+  // its consumers. As tight as one row per consumer; tests lower it to 1 to use it everywhere.
+  int32_t later_reader_chain_from = 8;
 };
 
 // Stages first..last (both included) of an n-stage model. The whole model is {0, n - 1}.
@@ -84,11 +88,15 @@ class CheckmateModel {
   struct FreeColumn {
     int32_t t, i, k, column;  // FREE[t][(i, k)]: after node k runs in stage t, free i
   };
+  struct LaterReaderColumn {
+    int32_t t, i, j, column;  // L[t][(i, j)]: some consumer j' >= j of i runs in stage t
+  };
   int32_t n_ = 0;
   StageWindow window_;
   std::vector<int32_t> r_, s_;             // window's lower triangle (i < t), kAbsent where fixed
   std::vector<int32_t> u_first_;           // U[t][k] = u_first_[t] + k, k = 0..t
   std::vector<FreeColumn> frees_;
+  std::vector<LaterReaderColumn> later_readers_;
 };
 
 // Builds the model for `budget_bytes` of activation memory. Throws InputError when the budget
