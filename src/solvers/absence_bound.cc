@@ -41,18 +41,23 @@ constexpr double kCoveringPatienceS = 1.0;
 // binary in [0, 1]: the LP bound is lowered by this much per column before it is used.
 constexpr double kLpTolerancePerColumn = 1e-7;
 
-// The input through which a value is coupled (Lemma 4 of docs/solvers.md): an input p whose
-// bytes cover all of its consumers' together (a multi-output node and its members, say), so
-// that holding p in place of an absent consumer never saves memory. The costliest such input,
-// or -1.
-std::vector<int32_t> CouplingInputs(const Graph& graph) {
+// The input through which a value is coupled (Lemmas 4 and 6 of docs/solvers.md): an input p
+// whose bytes cover those of all the consumers coupled to it, so that holding p in place of
+// absent coupled consumers never saves memory. First every consumer of an input that covers all
+// its consumers together (a multi-output node and its members, say) takes the costliest such
+// input; then a value without one takes the costliest input with room left for its bytes,
+// among inputs that are dead before the value's last read (elsewhere coupling cannot apply):
+// a layer norm's output read in backward, coupled to the residual it normalizes. -1: none.
+std::vector<int32_t> CouplingInputs(const Graph& graph, bool by_room) {
   const int32_t n = graph.size();
   std::vector<bool> covers(static_cast<size_t>(n), false);
+  std::vector<int64_t> room(static_cast<size_t>(n), 0);  // bytes not yet coupled to p
   for (int32_t p = 0; p < n; ++p) {
     int64_t consumers_bytes = 0;
     for (const int32_t w : graph.succs(p)) consumers_bytes += graph.node(w).bytes;
     covers[static_cast<size_t>(p)] =
         graph.node(p).cost > 0 && !graph.succs(p).empty() && graph.node(p).bytes >= consumers_bytes;
+    room[static_cast<size_t>(p)] = graph.node(p).cost > 0 ? graph.node(p).bytes : 0;
   }
   std::vector<int32_t> coupling(static_cast<size_t>(n), -1);
   for (int32_t u = 0; u < n; ++u) {
@@ -61,6 +66,21 @@ std::vector<int32_t> CouplingInputs(const Graph& graph) {
       int32_t& best = coupling[static_cast<size_t>(u)];
       if (best < 0 || graph.node(p).cost > graph.node(best).cost) best = p;
     }
+  }
+  if (!by_room) return coupling;
+  for (int32_t u = 0; u < n; ++u) {
+    int32_t& best = coupling[static_cast<size_t>(u)];
+    const std::vector<int32_t>& reads = graph.succs(u);  // ascending
+    if (best >= 0 || reads.empty()) continue;
+    for (const int32_t p : graph.preds(u)) {
+      // Coupling applies only to rows after p's death and before u's last read.
+      if (covers[static_cast<size_t>(p)] || room[static_cast<size_t>(p)] < graph.node(u).bytes ||
+          graph.last_consumer(p) + 1 >= reads.back()) {
+        continue;
+      }
+      if (best < 0 || graph.node(p).cost > graph.node(best).cost) best = p;
+    }
+    if (best >= 0) room[static_cast<size_t>(best)] -= graph.node(u).bytes;
   }
   return coupling;
 }
@@ -179,13 +199,28 @@ std::vector<bool> ChooseRows(std::vector<Cut> cuts, int32_t n, int64_t max_terms
   return chosen;
 }
 
+// Lemmas 4 and 5: `column` ("u and its chain absent together somewhere in (from, to]") is at
+// most the re-evaluations of each chain member that meet (from, to], for the members (u's
+// coupling input, its own, ...) dead by `from`: one row per member.
+void LinkCouplingChain(LinearModel& lp, Reevaluations& reevaluations, const Graph& graph,
+                       const std::vector<int32_t>& coupling, int32_t coupling_depth,
+                       int32_t column, int32_t from, int32_t to, int32_t u) {
+  int32_t p = coupling[static_cast<size_t>(u)];
+  for (int32_t depth = 0; p >= 0 && depth < coupling_depth && from >= graph.last_consumer(p);
+       ++depth, p = coupling[static_cast<size_t>(p)]) {
+    std::vector<Term> link = {{column, 1.0}};
+    for (const int32_t r : reevaluations.Meeting(lp, p, from, to)) link.push_back({r, -1.0});
+    lp.AddRow(-kInfinity, std::move(link), 0.0);
+  }
+}
+
 CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cost_scale,
                             std::chrono::steady_clock::time_point deadline, int32_t coupling_depth,
-                            int64_t max_row_terms) {
+                            bool couple_by_room, int64_t max_row_terms) {
   const int32_t n = graph.size();
   CoveringModel model;
   const std::vector<int32_t> coupling =
-      coupling_depth > 0 ? CouplingInputs(graph)
+      coupling_depth > 0 ? CouplingInputs(graph, couple_by_room)
                          : std::vector<int32_t>(static_cast<size_t>(n), -1);
   Reevaluations reevaluations(graph, cost_scale);
   const std::vector<Cut> cuts = OverflowingCuts(graph, budget_bytes);
@@ -196,7 +231,15 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
   // column[e] for the interval that ends at the e-th consumer of u (succs(u)[e]), created on
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
-  for (int32_t u = 0; u < n; ++u) column[u].assign(graph.succs(u).size(), -1);
+  // For an interval in which u's coupling input dies (Lemma 6): the column of its part after
+  // that, or -1; and whether an interval's own column is linked to the chain (Lemma 4).
+  std::vector<std::vector<int32_t>> coupled_column(n);
+  std::vector<std::vector<bool>> linked_whole(n);
+  for (int32_t u = 0; u < n; ++u) {
+    column[u].assign(graph.succs(u).size(), -1);
+    coupled_column[u].assign(graph.succs(u).size(), -1);
+    linked_whole[u].assign(graph.succs(u).size(), false);
+  }
   // Values alive across boundary t+1 in the no-remat schedule: u < t with a consumer > t.
   // `open` lists them, with expired entries dropped only when a row is built (each entry is
   // dropped once), so the pass is linear plus the rows' size.
@@ -232,24 +275,32 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
           c = model.lp.AddColumn({.lower = 0, .upper = 1,
                                   .objective = graph.node(u).cost / cost_scale,
                                   .integer = true});
-          // Lemmas 4 and 5: when the coupling input p (and its own, and so on up the chain)
-          // is dead before this interval starts, the column means "u and all of them absent
-          // together somewhere in it", and each is evaluated again within it: a <= the sum of
-          // its re-evaluation binaries that meet the interval, one row per member.
-          const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
-          const int32_t to = succs[static_cast<size_t>(e)];
-          int32_t p = coupling[static_cast<size_t>(u)];
-          for (int32_t depth = 0;
-               p >= 0 && depth < coupling_depth && from >= graph.last_consumer(p);
-               ++depth, p = coupling[static_cast<size_t>(p)]) {
-            std::vector<Term> link = {{c, 1.0}};
-            for (const int32_t r : reevaluations.Meeting(model.lp, p, from, to)) {
-              link.push_back({r, -1.0});
-            }
-            model.lp.AddRow(-kInfinity, std::move(link), 0.0);
-          }
         }
-        terms.push_back({c, static_cast<double>(graph.node(u).bytes)});
+        // Lemmas 4 and 5: from the death of u's coupling input p on (the interval's start,
+        // or p's last consumer inside the interval: Lemma 6), a row's column means "u and p
+        // (and p's own, and so on up the chain) absent together somewhere from there to the
+        // interval's end", and each is evaluated again there. Rows up to p's death keep the
+        // interval's own column, which is at least the coupled one.
+        const int32_t from = e == 0 ? u : succs[static_cast<size_t>(e - 1)];
+        const int32_t to = succs[static_cast<size_t>(e)];
+        const int32_t p = coupling[static_cast<size_t>(u)];
+        const int32_t dead = p >= 0 ? std::max(from, graph.last_consumer(p)) : from;
+        int32_t row_column = c;
+        if (p >= 0 && t > dead) {
+          int32_t& coupled = dead == from ? c : coupled_column[u][e];
+          const bool linked = dead == from ? linked_whole[u][e] : coupled >= 0;
+          if (coupled < 0) {
+            coupled = model.lp.AddColumn({.lower = 0, .upper = 1, .integer = true});
+            model.lp.AddRow(0.0, {{c, 1.0}, {coupled, -1.0}}, kInfinity);  // c >= coupled
+          }
+          if (!linked) {
+            if (dead == from) linked_whole[u][e] = true;
+            LinkCouplingChain(model.lp, reevaluations, graph, coupling, coupling_depth, coupled,
+                              dead, to, u);
+          }
+          row_column = coupled;
+        }
+        terms.push_back({row_column, static_cast<double>(graph.node(u).bytes)});
       }
       model.terms += static_cast<int64_t>(terms.size());
       model.lp.AddRow(static_cast<double>(deficit[t]), std::move(terms), kInfinity);
@@ -274,7 +325,8 @@ AbsenceBound AbsenceGapLowerBound(const Graph& graph, int64_t budget_bytes,
       graph, budget_bytes, cost_scale,
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                   std::chrono::duration<double>(options.time_limit_s / 2)),
-      options.couple_inputs ? options.coupling_depth : 0, options.max_row_terms);
+      options.couple_inputs ? options.coupling_depth : 0, options.couple_by_room,
+      options.max_row_terms);
   auto finish = [&] {
     bound.solve_time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

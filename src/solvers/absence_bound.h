@@ -26,6 +26,10 @@ struct AbsenceBoundOptions {
   // absence is linked; 1 is Lemma 4 alone. A pointwise chain such as GPT-2's tanh GELU is
   // eight operations long.
   int32_t coupling_depth = 8;
+  // Lemma 6: a value without an input that covers all its consumers is coupled to an input
+  // with room for its bytes (the consumers coupled to an input never exceed its bytes). False
+  // couples only through inputs that cover all their consumers (Lemmas 4 and 5 alone).
+  bool couple_by_room = true;
   // CBC runs after the LP relaxation only on coverings of at most this many nonzeros (its
   // memory grows with them: about 200 MB at 400,000); above, the LP relaxation is the bound.
   int64_t max_cbc_terms = 100'000;

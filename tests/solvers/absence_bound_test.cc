@@ -226,6 +226,101 @@ TEST(AbsenceBoundTest, CouplingChainsNeverAboveTheOptimum) {
   EXPECT_GT(stronger, 0);
 }
 
+// r (cost 5) is read by n and m (4 B each: r covers neither together, but each alone), m by
+// b (8 B), b by c, and d reads c and n; unit costs but r's, budget 12 B. While b and while c
+// run they fill the budget, so n is absent there and computed again for d, from r, which is
+// dead after m and cannot be held beside them either: the optimum is 10 + 1 + 5 = 16. Lemmas
+// 4 and 5 charge n alone (11); coupled to r by room and from r's death on (Lemma 6), the bound
+// charges r too (16).
+TEST(AbsenceBoundTest, HandCheckedCouplingByRoomFromTheInputsDeath) {
+  std::vector<Node> nodes = {{.name = "r", .cost = 5, .bytes = 4}, {.name = "n", .cost = 1, .bytes = 4},
+                             {.name = "m", .cost = 1, .bytes = 4}, {.name = "b", .cost = 1, .bytes = 8},
+                             {.name = "c", .cost = 1, .bytes = 4}, {.name = "d", .cost = 1, .bytes = 4}};
+  const Graph g(nodes, {{0, 1}, {0, 2}, {2, 3}, {3, 4}, {4, 5}, {1, 5}});
+  EXPECT_NEAR(AbsenceGapLowerBound(g, 12, {.couple_by_room = false}).cost, 11, 1e-5);
+  const AbsenceBound b = AbsenceGapLowerBound(g, 12);
+  ASSERT_EQ(b.status, SolveStatus::kOptimal) << b.message;
+  EXPECT_NEAR(b.cost, 16, 1e-4);
+  EXPECT_NEAR(testing::OracleCost(testing::AllSchedules(g), 12), 16, 1e-9);
+}
+
+// r (cost 5, 4 B) is read by n1, n2 and m (4 B each), m by b (8 B), b by c, and d reads c,
+// n1 and n2; unit costs but r's, budget 16 B. While c runs (12 B with b), 4 B more fit: r,
+// so that n1 and n2 are computed again from it (13), not both of them. r has room for one
+// of its consumers only: coupling both would charge r's re-evaluation for dropping either.
+TEST(AbsenceBoundTest, AnInputHasRoomForTheBytesItCovers) {
+  std::vector<Node> nodes = {{.name = "r", .cost = 5, .bytes = 4}, {.name = "n1", .cost = 1, .bytes = 4},
+                             {.name = "n2", .cost = 1, .bytes = 4}, {.name = "m", .cost = 1, .bytes = 4},
+                             {.name = "b", .cost = 1, .bytes = 8}, {.name = "c", .cost = 1, .bytes = 4},
+                             {.name = "d", .cost = 1, .bytes = 4}};
+  const Graph g(nodes, {{0, 1}, {0, 2}, {0, 3}, {3, 4}, {4, 5}, {5, 6}, {1, 6}, {2, 6}});
+  const OptimizerResult opt = SolveOptimal(g, 16, {.mip = {.time_limit_s = 30}});
+  ASSERT_EQ(opt.status, SolveStatus::kOptimal) << opt.message;
+  EXPECT_DOUBLE_EQ(opt.schedule->cost, 13);
+  const AbsenceBound b = AbsenceGapLowerBound(g, 16);
+  ASSERT_EQ(b.status, SolveStatus::kOptimal) << b.message;
+  EXPECT_LE(b.cost, 13 + 1e-6);
+  EXPECT_GT(b.cost, g.total_cost() + 1e-6);
+}
+
+// A chain whose operations often read one earlier value too, as a residual block's output is
+// read by the next block and its normalized copy by backward: inputs read by several consumers,
+// none covering them all, dying before a consumer's last read (where Lemma 6 couples).
+Graph RandomSkipChain(uint32_t seed, int32_t ops) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> bytes(1, 8);
+  std::uniform_int_distribution<int> cost(1, 6);
+  std::bernoulli_distribution skip(0.6);
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  for (int32_t id = 0; id < ops; ++id) {
+    nodes.push_back({.name = fmt::format("n{}", id), .cost = static_cast<double>(cost(rng)),
+                     .bytes = bytes(rng)});
+    if (id > 0) edges.push_back({id - 1, id});
+    if (id > 1 && skip(rng)) {
+      edges.push_back({std::uniform_int_distribution<int32_t>(0, id - 2)(rng), id});
+    }
+  }
+  return Graph(std::move(nodes), std::move(edges));
+}
+
+// Coupling by room: never above the brute-force optimum (6 nodes) or the MILP optimum (8 to
+// 11), and above the bound without it somewhere.
+TEST(AbsenceBoundTest, CouplingByRoomNeverAboveTheOptimum) {
+  int32_t stronger = 0;
+  auto check = [&](const Graph& g, int64_t budget, double optimum) {
+    const AbsenceBound b = AbsenceGapLowerBound(g, budget);
+    if (b.status == SolveStatus::kInfeasible) return;
+    EXPECT_LE(b.cost, optimum + 1e-6);
+    if (b.cost > AbsenceGapLowerBound(g, budget, {.couple_by_room = false}).cost + 1e-6) {
+      ++stronger;
+    }
+  };
+  for (uint32_t seed = 0; seed < 150; ++seed) {
+    const Graph g = seed % 3 == 0   ? testing::RandomTrainingGraph(seed, 2)
+                    : seed % 3 == 1 ? testing::RandomUnlabeledDag(seed, 6, 0.4)
+                                    : RandomSkipChain(seed, 6);
+    const auto outcomes = testing::AllSchedules(g);
+    for (int64_t budget : Budgets(g, 6)) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " budget " << budget);
+      const double oracle = testing::OracleCost(outcomes, budget);
+      if (!std::isinf(oracle)) check(g, budget, oracle);
+    }
+  }
+  for (uint32_t seed = 0; seed < 12; ++seed) {
+    const Graph g = seed % 2 == 0 ? testing::RandomUnlabeledDag(seed, 8 + static_cast<int32_t>(seed % 4), 0.35)
+                                  : RandomSkipChain(seed, 8 + static_cast<int32_t>(seed % 4));
+    for (int64_t budget : Budgets(g, 5)) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " budget " << budget);
+      const OptimizerResult opt = SolveOptimal(g, budget, {.mip = {.time_limit_s = 30}});
+      if (opt.status == SolveStatus::kInfeasible) continue;
+      ASSERT_EQ(opt.status, SolveStatus::kOptimal) << opt.message;
+      check(g, budget, opt.schedule->cost);
+    }
+  }
+  EXPECT_GT(stronger, 0);
+}
+
 TEST(AbsenceBoundTest, NeverAboveTheBruteForceOptimum) {
   int32_t binding = 0;  // cases where the bound says more than the sum of costs
   for (uint32_t seed = 0; seed < 12; ++seed) {
