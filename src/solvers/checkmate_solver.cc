@@ -240,7 +240,9 @@ std::string DescribeWindowSearch(const WindowSearchResult& windows, bool has_sta
                      windows.improvements, windows.seconds,
                      windows.local_optimum ? ", no window improves it"
                      : windows.stalled  ? ", stopped: no improving window within its patience"
-                                        : "");
+                     : windows.too_large
+                         ? ", stopped: every stage that recomputes has too large a model"
+                         : "");
 }
 
 }  // namespace
@@ -322,7 +324,9 @@ OptimizerResult SearchOptimal(const Graph& graph, int64_t budget_bytes,
       SearchWindows(graph, budget_bytes, options, milp_fits ? left() * 0.4 : left(), patience_s,
                     result.lower_bound, elapsed, start, over);
   const std::string searched = DescribeWindowSearch(windows, start.has_value());
-  if (windows.local_optimum || windows.stalled) reason = "no improving window";
+  if (windows.local_optimum || windows.stalled || windows.too_large) {
+    reason = "no improving window";
+  }
   if (closed() || decided()) {
     result.message = searched + (closed() ? "; the cost meets the lower bound within the gap target"
                                           : "; decided against the cost cap");

@@ -169,18 +169,19 @@ std::vector<int64_t> WindowColumnsPerStage(const Graph& graph) {
 
 std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
                                           const std::vector<int64_t>& stage_peak_bytes,
-                                          int64_t columns) {
+                                          int64_t columns, int64_t max_columns) {
   const int32_t n = graph.size();
   const std::vector<double> recompute = RecomputationCost(graph, schedule);
+  const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
   std::vector<int32_t> centres;
   for (int32_t t = 0; t < n; ++t) {
-    if (recompute[t] > 0) centres.push_back(t);
+    if (recompute[t] > 0 && per_stage[t] <= max_columns) centres.push_back(t);
   }
   std::stable_sort(centres.begin(), centres.end(), [&](int32_t a, int32_t b) {
     if (recompute[a] != recompute[b]) return recompute[a] > recompute[b];
     return stage_peak_bytes[a] > stage_peak_bytes[b];
   });
-  return WindowsAround(centres, WindowColumnsPerStage(graph), columns);
+  return WindowsAround(centres, per_stage, columns);
 }
 
 Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
@@ -330,9 +331,14 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   while (left() > 1.0 && current.cost > options.stop_at_cost && !stalled()) {
     const SimulationResult sim = Simulate(graph, current.schedule);
     const std::vector<StageWindow> candidates =
-        CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);
-    if (candidates.empty()) {  // nothing is recomputed: the frontier alone is the optimum
-      result.local_optimum = true;
+        CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns,
+                         options.max_window_columns);
+    if (candidates.empty()) {
+      // Nothing is recomputed (the frontier alone is the optimum), or only in stages too large.
+      const std::vector<double> recompute = RecomputationCost(graph, current.schedule);
+      result.too_large = std::any_of(recompute.begin(), recompute.end(),
+                                     [](double cost) { return cost > 0; });
+      result.local_optimum = !result.too_large;
       break;
     }
     bool improved = false;

@@ -48,6 +48,9 @@ struct WindowSearchResult {
   bool stalled = false;      // stopped by options.patience_s
   bool reached_target = false;  // stopped because the cost met options.stop_at_cost
   bool repaired = false;     // the start was over the budget and windows made it fit
+  // Stopped because every stage that recomputes something has a model larger than
+  // max_window_columns on its own: no window was tried there, nothing is proven.
+  bool too_large = false;
   // A start over the budget: its bytes over the budget summed over stages, before the repair
   // and after it (0 when repaired).
   int64_t excess_before = 0;
@@ -58,10 +61,12 @@ struct WindowSearchResult {
 // The stage windows to try, most promising first: one around each stage that recomputes
 // something, ordered by the stage's recomputation cost (ties: the stage closest to the budget),
 // grown on both sides while the window's model stays within `columns`. Stages without
-// recomputation already cost only their frontier node, so windows are never centred there.
+// recomputation already cost only their frontier node, so windows are never centred there,
+// nor at a stage whose model alone exceeds `max_columns` (CBC's memory grows with it: one
+// stage of an 80-layer GPT-2 has about 250,000 columns).
 std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
                                           const std::vector<int64_t>& stage_peak_bytes,
-                                          int64_t columns);
+                                          int64_t columns, int64_t max_columns);
 
 // Estimated columns of a window model per stage: R and S of the values live at the stage, U
 // per position and FREE per value read at a position (BuildWindowModel builds about as many).

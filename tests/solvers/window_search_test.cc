@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -229,6 +230,38 @@ TEST(WindowSearchTest, ReachesTheOptimumOfLinearEightWhenWindowsGrowToTheWholeGr
   EXPECT_DOUBLE_EQ(r.best.cost, 21);
   EXPECT_TRUE(r.local_optimum);
   EXPECT_LE(r.best.cost, fitting.cost);
+}
+
+// linear(8) at 6 B recomputes: with max_window_columns below the model of every stage that
+// recomputes, no window is centred anywhere, the search says so and claims nothing; with the
+// cap at the largest stage's model the same call tries windows.
+TEST(WindowSearchTest, StagesLargerThanTheCapGetNoWindow) {
+  const Graph g = LinearGraph(8);
+  const StrategyResult fitting = BestHeuristic(g, 6, {.time_limit_s = 5});
+  ASSERT_EQ(fitting.status, FitStatus::kFits);
+  ASSERT_GT(fitting.cost, g.total_cost());
+  const std::vector<int64_t> per_stage = WindowColumnsPerStage(g);
+  const int64_t largest = *std::max_element(per_stage.begin(), per_stage.end());
+  int64_t cap = largest;  // below the smallest model of a stage that recomputes
+  for (int32_t t = 0; t < g.size(); ++t) {
+    for (int32_t i = 0; i < t; ++i) {
+      if (fitting.schedule.R.Get(t, i)) cap = std::min(cap, per_stage[t] - 1);
+    }
+  }
+  ASSERT_LT(cap, largest);
+  const std::vector<int64_t> peaks = Simulate(g, fitting.schedule).stage_peak_bytes;
+  EXPECT_TRUE(CandidateWindows(g, fitting.schedule, peaks, largest, cap).empty());
+  EXPECT_FALSE(CandidateWindows(g, fitting.schedule, peaks, largest, largest).empty());
+  const WindowSearchResult capped = ImproveByWindows(
+      g, 6, fitting, {.time_limit_s = 30, .window_columns = cap, .max_window_columns = cap});
+  EXPECT_TRUE(capped.too_large);
+  EXPECT_FALSE(capped.local_optimum);
+  EXPECT_EQ(capped.windows, 0);
+  EXPECT_DOUBLE_EQ(capped.best.cost, fitting.cost);
+  const WindowSearchResult open = ImproveByWindows(
+      g, 6, fitting, {.time_limit_s = 30, .window_columns = largest, .max_window_columns = largest});
+  EXPECT_FALSE(open.too_large);
+  EXPECT_GT(open.windows, 0);
 }
 
 class WindowSearchProperty : public ::testing::TestWithParam<uint32_t> {};
