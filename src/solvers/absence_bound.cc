@@ -232,13 +232,11 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
   // first use; -1 while no row names it.
   std::vector<std::vector<int32_t>> column(n);
   // For an interval in which u's coupling input dies (Lemma 6): the column of its part after
-  // that, or -1; and whether an interval's own column is linked to the chain (Lemma 4).
+  // that, or -1.
   std::vector<std::vector<int32_t>> coupled_column(n);
-  std::vector<std::vector<bool>> linked_whole(n);
   for (int32_t u = 0; u < n; ++u) {
     column[u].assign(graph.succs(u).size(), -1);
     coupled_column[u].assign(graph.succs(u).size(), -1);
-    linked_whole[u].assign(graph.succs(u).size(), false);
   }
   // Values alive across boundary t+1 in the no-remat schedule: u < t with a consumer > t.
   // `open` lists them, with expired entries dropped only when a row is built (each entry is
@@ -270,12 +268,6 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         // The interval holding boundary t+1 ends at the first consumer after t.
         const int32_t e = static_cast<int32_t>(
             std::upper_bound(succs.begin(), succs.end(), t) - succs.begin());
-        int32_t& c = column[u][e];
-        if (c < 0) {
-          c = model.lp.AddColumn({.lower = 0, .upper = 1,
-                                  .objective = graph.node(u).cost / cost_scale,
-                                  .integer = true});
-        }
         // Lemmas 4 and 5: from the death of u's coupling input p on (the interval's start,
         // or p's last consumer inside the interval: Lemma 6), a row's column means "u and p
         // (and p's own, and so on up the chain) absent together somewhere from there to the
@@ -285,16 +277,23 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
         const int32_t to = succs[static_cast<size_t>(e)];
         const int32_t p = coupling[static_cast<size_t>(u)];
         const int32_t dead = p >= 0 ? std::max(from, graph.last_consumer(p)) : from;
+        int32_t& c = column[u][e];
+        if (c < 0) {
+          c = model.lp.AddColumn({.lower = 0, .upper = 1,
+                                  .objective = graph.node(u).cost / cost_scale,
+                                  .integer = true});
+          // p dead from the start: every row of the interval takes the coupled meaning.
+          if (p >= 0 && dead == from) {
+            LinkCouplingChain(model.lp, reevaluations, graph, coupling, coupling_depth, c, from,
+                              to, u);
+          }
+        }
         int32_t row_column = c;
-        if (p >= 0 && t > dead) {
-          int32_t& coupled = dead == from ? c : coupled_column[u][e];
-          const bool linked = dead == from ? linked_whole[u][e] : coupled >= 0;
+        if (dead > from && t > dead) {
+          int32_t& coupled = coupled_column[u][e];
           if (coupled < 0) {
             coupled = model.lp.AddColumn({.lower = 0, .upper = 1, .integer = true});
             model.lp.AddRow(0.0, {{c, 1.0}, {coupled, -1.0}}, kInfinity);  // c >= coupled
-          }
-          if (!linked) {
-            if (dead == from) linked_whole[u][e] = true;
             LinkCouplingChain(model.lp, reevaluations, graph, coupling, coupling_depth, coupled,
                               dead, to, u);
           }

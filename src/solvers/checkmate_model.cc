@@ -234,13 +234,13 @@ class CheckmateModelBuilder {
     }
   }
 
-  // The consumers j of i with k < j < t that stage t may run (R[t][j] has a column), ascending.
+  // The consumers j of i with k < j < t that stage t may run (R[t][j] has a column), ascending
+  // as the graph keeps them.
   std::vector<int32_t> ReadersAfter(int32_t t, int32_t i, int32_t k) const {
     std::vector<int32_t> readers;
     for (int32_t j : graph_.succs(i)) {
       if (j > k && j < t && model_.R(t, j) != CheckmateModel::kAbsent) readers.push_back(j);
     }
-    std::sort(readers.begin(), readers.end());
     return readers;
   }
 
