@@ -62,8 +62,8 @@ struct WindowSearchResult {
 // something, ordered by the stage's recomputation cost (ties: the stage closest to the budget),
 // grown on both sides while the window's model stays within `columns`. Stages without
 // recomputation already cost only their frontier node, so windows are never centred there,
-// nor at a stage whose model alone exceeds `max_columns` (CBC's memory grows with it: one
-// stage of an 80-layer GPT-2 has about 250,000 columns).
+// nor at a stage whose model alone exceeds `max_columns` (CBC's memory grows with it: such
+// stages of an 80-layer GPT-2 took `remat solve` to 657 MB).
 std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
                                           const std::vector<int64_t>& stage_peak_bytes,
                                           int64_t columns, int64_t max_columns);
