@@ -169,13 +169,13 @@ std::vector<int64_t> WindowColumnsPerStage(const Graph& graph) {
 
 std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
                                           const std::vector<int64_t>& stage_peak_bytes,
-                                          int64_t columns, int64_t max_columns) {
+                                          int64_t columns) {
   const int32_t n = graph.size();
   const std::vector<double> recompute = RecomputationCost(graph, schedule);
   const std::vector<int64_t> per_stage = WindowColumnsPerStage(graph);
   std::vector<int32_t> centres;
   for (int32_t t = 0; t < n; ++t) {
-    if (recompute[t] > 0 && per_stage[t] <= max_columns) centres.push_back(t);
+    if (recompute[t] > 0 && per_stage[t] <= columns) centres.push_back(t);
   }
   std::stable_sort(centres.begin(), centres.end(), [&](int32_t a, int32_t b) {
     if (recompute[a] != recompute[b]) return recompute[a] > recompute[b];
@@ -331,14 +331,19 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
   while (left() > 1.0 && current.cost > options.stop_at_cost && !stalled()) {
     const SimulationResult sim = Simulate(graph, current.schedule);
     const std::vector<StageWindow> candidates =
-        CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns,
-                         options.max_window_columns);
+        CandidateWindows(graph, current.schedule, sim.stage_peak_bytes, columns);
     if (candidates.empty()) {
-      // Nothing is recomputed (the frontier alone is the optimum), or only in stages too large.
+      // Nothing is recomputed (the frontier alone is the optimum), or only in stages larger
+      // than the current size: those wait for it to grow, up to the largest size.
       const std::vector<double> recompute = RecomputationCost(graph, current.schedule);
-      result.too_large = std::any_of(recompute.begin(), recompute.end(),
-                                     [](double cost) { return cost > 0; });
-      result.local_optimum = !result.too_large;
+      const bool recomputes = std::any_of(recompute.begin(), recompute.end(),
+                                          [](double cost) { return cost > 0; });
+      if (recomputes && columns < options.max_window_columns) {
+        columns = std::min(options.max_window_columns, columns * 2);
+        continue;
+      }
+      result.too_large = recomputes;
+      result.local_optimum = !recomputes;
       break;
     }
     bool improved = false;

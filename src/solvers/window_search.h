@@ -27,7 +27,8 @@ struct WindowSearchOptions {
   int32_t threads = 1;
   int32_t seed = 1;
   // Size of the first windows, in model columns (estimated). It doubles after a round of
-  // windows that CBC all proved optimal without improving, halves after one it could not prove.
+  // windows that CBC all proved optimal without improving, halves after one it could not prove,
+  // and doubles at once when every stage that recomputes is larger on its own.
   int64_t window_columns = 4000;
   int64_t max_window_columns = 200000;
   // Stop as soon as the incumbent costs at most this (a decision question, not the optimum).
@@ -48,7 +49,7 @@ struct WindowSearchResult {
   bool stalled = false;      // stopped by options.patience_s
   bool reached_target = false;  // stopped because the cost met options.stop_at_cost
   bool repaired = false;     // the start was over the budget and windows made it fit
-  // Stopped because every stage that recomputes something has a model larger than
+  // Stopped because every stage that recomputes something (still) has a model larger than
   // max_window_columns on its own: no window was tried there, nothing is proven.
   bool too_large = false;
   // A start over the budget: its bytes over the budget summed over stages, before the repair
@@ -62,11 +63,12 @@ struct WindowSearchResult {
 // something, ordered by the stage's recomputation cost (ties: the stage closest to the budget),
 // grown on both sides while the window's model stays within `columns`. Stages without
 // recomputation already cost only their frontier node, so windows are never centred there,
-// nor at a stage whose model alone exceeds `max_columns` (CBC's memory grows with it: such
-// stages of an 80-layer GPT-2 took `remat solve` to 657 MB).
+// nor at a stage whose model alone exceeds `columns`: no window is larger than the current
+// size (CBC's memory grows with it: single backward stages of an 80-layer GPT-2 took `remat
+// solve` to 657 MB, one of a 24-layer GPT-2, 37,374 columns, to 188 MB).
 std::vector<StageWindow> CandidateWindows(const Graph& graph, const Schedule& schedule,
                                           const std::vector<int64_t>& stage_peak_bytes,
-                                          int64_t columns, int64_t max_columns);
+                                          int64_t columns);
 
 // Estimated columns of a window model per stage: R and S of the values live at the stage, U
 // per position and FREE per value read at a position (BuildWindowModel builds about as many).

@@ -234,7 +234,8 @@ TEST(WindowSearchTest, ReachesTheOptimumOfLinearEightWhenWindowsGrowToTheWholeGr
 
 // linear(8) at 6 B recomputes: with max_window_columns below the model of every stage that
 // recomputes, no window is centred anywhere, the search says so and claims nothing; with the
-// cap at the largest stage's model the same call tries windows.
+// cap at the largest stage's model the same call tries windows, also when its first size is
+// below every such stage (the size grows to them).
 TEST(WindowSearchTest, StagesLargerThanTheCapGetNoWindow) {
   const Graph g = LinearGraph(8);
   const StrategyResult fitting = BestHeuristic(g, 6, {.time_limit_s = 5});
@@ -250,8 +251,16 @@ TEST(WindowSearchTest, StagesLargerThanTheCapGetNoWindow) {
   }
   ASSERT_LT(cap, largest);
   const std::vector<int64_t> peaks = Simulate(g, fitting.schedule).stage_peak_bytes;
-  EXPECT_TRUE(CandidateWindows(g, fitting.schedule, peaks, largest, cap).empty());
-  EXPECT_FALSE(CandidateWindows(g, fitting.schedule, peaks, largest, largest).empty());
+  EXPECT_TRUE(CandidateWindows(g, fitting.schedule, peaks, cap).empty());
+  EXPECT_FALSE(CandidateWindows(g, fitting.schedule, peaks, largest).empty());
+  // No window is larger than the size asked for.
+  for (int64_t columns = cap; columns <= largest; ++columns) {
+    for (const StageWindow& w : CandidateWindows(g, fitting.schedule, peaks, columns)) {
+      int64_t size = 0;
+      for (int32_t t = w.first; t <= w.last; ++t) size += per_stage[t];
+      EXPECT_LE(size, columns) << w.first << ".." << w.last;
+    }
+  }
   const WindowSearchResult capped = ImproveByWindows(
       g, 6, fitting, {.time_limit_s = 30, .window_columns = cap, .max_window_columns = cap});
   EXPECT_TRUE(capped.too_large);
@@ -262,6 +271,10 @@ TEST(WindowSearchTest, StagesLargerThanTheCapGetNoWindow) {
       g, 6, fitting, {.time_limit_s = 30, .window_columns = largest, .max_window_columns = largest});
   EXPECT_FALSE(open.too_large);
   EXPECT_GT(open.windows, 0);
+  const WindowSearchResult grown = ImproveByWindows(
+      g, 6, fitting, {.time_limit_s = 30, .window_columns = cap, .max_window_columns = largest});
+  EXPECT_FALSE(grown.too_large);
+  EXPECT_GT(grown.windows, 0);
 }
 
 class WindowSearchProperty : public ::testing::TestWithParam<uint32_t> {};
