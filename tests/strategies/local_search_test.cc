@@ -45,9 +45,10 @@ TEST(LocalSearchTest, HoldsARecomputedValueWhenItFits) {
 // 4 B, more than either x or y frees alone: only giving up both (recomputed for 2) makes room.
 // The optimum, 17: v is held (else +10), then m, n and v fill stage 4 and x, y come back.
 TEST(LocalSearchTest, GivesUpSeveralSmallHoldsForALargerOne) {
-  std::vector<Node> nodes = {{.name = "v", .cost = 10, .bytes = 4}, {.name = "x", .cost = 1, .bytes = 2},
-                             {.name = "y", .cost = 1, .bytes = 2},  {.name = "m", .cost = 1, .bytes = 8},
-                             {.name = "n", .cost = 1, .bytes = 1},  {.name = "r", .cost = 1, .bytes = 1}};
+  const std::vector<Node> nodes = {
+      {.name = "v", .cost = 10, .bytes = 4}, {.name = "x", .cost = 1, .bytes = 2},
+      {.name = "y", .cost = 1, .bytes = 2},  {.name = "m", .cost = 1, .bytes = 8},
+      {.name = "n", .cost = 1, .bytes = 1},  {.name = "r", .cost = 1, .bytes = 1}};
   const Graph g(nodes, {{3, 4}, {0, 5}, {1, 5}, {2, 5}, {4, 5}});
   StageMatrix S(6, 6);
   S.SetRun(1, 2, 5);  // x held from its stage to r's
