@@ -16,6 +16,7 @@ import remat.torch
 from remat import _core
 from remat.torch.backend import _boxed_eager
 from remat.torch.costs import joint_flops, node_flops
+from remat.torch.fusion import fusion_groups
 from remat.torch.partition import RematPartition
 from remat.torch.region import RegionSchedule
 
@@ -85,7 +86,8 @@ def test_a_fused_node_holds_only_its_output_and_its_operations_fuse(chains):
         assert fused.bytes[v] == joint.bytes[joint.base_of[fused.order[v]]]
     # Every edge goes forward, and forward nodes precede the loss, which precedes backward.
     assert all(u < v for u, v in fused.edges)
-    assert all(fused.order[v] is not None for v in range(len(fused)) if v != fused.loss)
+    assert all(fused.order[v] is not None for v in range(len(fused))
+               if v != fused.loss and v not in fused.kernel_ends)
     # The values of the fused graph are values of the joint graph, fewer of them: its peak
     # without rematerialization is at most the joint graph's, and it materialises less.
     peak = {}
@@ -116,6 +118,41 @@ def test_a_fused_node_costs_the_bytes_its_kernel_reads_and_writes(chains):
     assert forward_chain
     v = forward_chain[-1]
     assert costs[v] == 2.0 * (h_bytes + fused.bytes[v])
+
+
+def test_a_kernels_end_reads_its_inputs_and_outputs(chains):
+    """Inductor writes a group's outputs from one kernel, which reads the group's inputs
+    meanwhile. The forward chain's product tanh(h * 2 + 1) * sigmoid(h) reads only its two
+    factors (outputs of the group: backward reads them), so without more the model would free
+    h before the product is written; the kernel's end, after the group's last output, reads h
+    and all three outputs, and costs and holds nothing."""
+    made = joints(*chains)
+    fused = made["fused"]
+    inputs: dict[int, set[int]] = {v: set() for v in range(len(fused))}
+    for u, v in fused.edges:
+        inputs[v].add(u)
+    forward = [(v, fused.order[v].target) for v in range(fused.loss)
+               if v not in fused.kernel_ends]
+    h = next(v for v, target in forward if target == torch.ops.aten.addmm.default)
+    [tanh] = [v for v, target in forward if target == torch.ops.aten.tanh.default]
+    [sigmoid] = [v for v, target in forward if target == torch.ops.aten.sigmoid.default]
+    [product] = [v for v, target in forward if target == torch.ops.aten.mul.Tensor
+                 and {tanh, sigmoid} <= inputs[v]]
+    assert h not in inputs[product]
+    [end] = [e for e, last in fused.kernel_ends.items() if last == product]
+    assert end == product + 1 and inputs[end] == {h, tanh, sigmoid, product}
+    assert fused.bytes[end] == 0 and joint_flops(fused)[end] == 0
+    assert not any(u == end for u, _ in fused.edges)  # nothing reads it
+    # In every group whose outputs read different inputs, the end reads them all.
+    ends = {last: end for end, last in fused.kernel_ends.items()}
+    for members, _ in fusion_groups(made["joint"]):
+        outputs = {fused.base_of[made["joint"].order[u]] for u in members
+                   if fused.order[fused.base_of[made["joint"].order[u]]]
+                   is made["joint"].order[u]}
+        outside = set().union(*(inputs[v] for v in outputs)) - outputs
+        if all(outside <= inputs[v] for v in outputs):
+            continue
+        assert inputs[ends[max(outputs)]] == outside | outputs
 
 
 @pytest.mark.parametrize("hold", ["everything", "nothing"])

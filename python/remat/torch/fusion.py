@@ -18,6 +18,14 @@ becomes one remat node per **output** (a member that something outside the group
 - **recomputing** it reruns its cone (partition.py emits the cone's operations in order, and
   Inductor fuses them again).
 
+Inductor writes all of a group's outputs from one kernel, which reads all of the group's inputs
+meanwhile, where the cones alone would let an input be freed between two outputs (the last
+output reading only the others). So a group whose outputs do not all read the same inputs
+gets one more node right after its last output, the kernel's **end**: it reads the group's
+inputs and outputs, costs nothing, holds nothing, and nothing reads it, so it runs once, at
+the group's first computation, and a recomputation of one output alone is not charged the
+others' inputs. The partitioner emits nothing for it.
+
 A group is convex (a run is contiguous in topological order, so every operation on a path
 between two members lies in the same run), and a cone reads only outputs it derives from, so
 the new graph is a DAG; forward and backward parts are grouped apart, so the loss node still
@@ -124,6 +132,18 @@ def fuse(joint: JointGraph,
                     continue
                 edges_of[u].add(a if a in edges_of else holder[a])
     order = _topological(kept, edges_of)
+    # One kernel writes all of a group's outputs and reads all of its inputs meanwhile: a
+    # kernel's end reads both, right after the group's last output.
+    ends: dict[int, set[int]] = {}
+    position_in = {u: i for i, u in enumerate(order)}
+    for members, _ in groups:
+        outs = [u for u in members if u in cone_of]
+        reads = set().union(*(edges_of[u] for u in outs)) - set(outs)
+        if any(not reads <= edges_of[u] for u in outs):
+            ends[max(outs, key=position_in.__getitem__)] = reads | set(outs)
+    order = [w for u in order for w in ((u, ~u) if u in ends else (u,))]
+    for u, reads in ends.items():
+        edges_of[~u] = reads
     new_id = {u: i for i, u in enumerate(order)}
     if any((u < joint.loss) != (new_id[u] < new_id[joint.loss]) for u in kept if u != joint.loss):
         raise ValueError("contracting the fusion groups moved a node across the loss")
@@ -141,15 +161,16 @@ def fuse(joint: JointGraph,
                 [n for w in cone if w != u for n in views_of.get(w, ())]
             fused[new_id[u]] = tuple(sorted(nodes, key=position.__getitem__))
     base_of = {n: (None if b is None else new_id[holder[b]]) for n, b in joint.base_of.items()}
-    return JointGraph(module=joint.module, order=[joint.order[u] for u in order],
+    return JointGraph(module=joint.module,
+                      order=[None if u < 0 else joint.order[u] for u in order],
                       loss=new_id[joint.loss], base_of=base_of,
-                      edges=sorted((new_id[a], new_id[u]) for u in kept for a in edges_of[u]),
-                      bytes=[joint.bytes[u] for u in order],
+                      edges=sorted((new_id[a], new_id[u]) for u in edges_of for a in edges_of[u]),
+                      bytes=[0 if u < 0 else joint.bytes[u] for u in order],
                       once={new_id[v] for v in joint.once},
                       random={new_id[v] for v in joint.random},
                       forward_outputs=joint.forward_outputs,
                       backward_outputs=joint.backward_outputs, fixed_bytes=joint.fixed_bytes,
-                      fused=fused)
+                      fused=fused, kernel_ends={new_id[~u]: new_id[u] for u in ends})
 
 
 def _cone(output: int, members: set[int], outputs: set[int],

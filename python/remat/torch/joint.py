@@ -99,6 +99,9 @@ class JointGraph:
     # fusion.py: a node that computes one output of a fused group -> the operations it runs,
     # in order (the output's, last among those that are not views).
     fused: dict[int, tuple[fx.Node, ...]] = field(default_factory=dict)
+    # fusion.py: a kernel's end (no operation: it holds nothing, costs nothing and reads its
+    # group's inputs and outputs) -> the group's last output.
+    kernel_ends: dict[int, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.order)
@@ -113,7 +116,8 @@ class JointGraph:
                 else node_workspace_bytes(n) for i, n in enumerate(self.order)]
 
     def names(self) -> list[str]:
-        return ["loss" if n is None else
+        return [f"end_{self.order[self.kernel_ends[i]].name}" if i in self.kernel_ends else
+                "loss" if n is None else
                 f"fused_{len(self.fused[i])}_{n.name}" if i in self.fused else n.name
                 for i, n in enumerate(self.order)]
 

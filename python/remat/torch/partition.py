@@ -147,6 +147,8 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
                                   for o in joint.forward_outputs]
                 phase = _BACKWARD
             continue
+        if v in joint.kernel_ends:  # the end of a kernel its outputs' operations make
+            continue
         if generation[v] > 0 and v in joint.once:
             raise InternalError(f"the schedule recomputes '{joint.order[v].name}', which must "
                                 "run once")
