@@ -134,16 +134,17 @@ def fuse(joint: JointGraph,
     order = _topological(kept, edges_of)
     # One kernel writes all of a group's outputs and reads all of its inputs meanwhile: a
     # kernel's end reads both, right after the group's last output.
-    ends: dict[int, set[int]] = {}
+    # (The end of the kernel whose last output is u is ~u, a negative id.)
+    ends: set[int] = set()
     position_in = {u: i for i, u in enumerate(order)}
     for members, _ in groups:
         outs = [u for u in members if u in cone_of]
         reads = set().union(*(edges_of[u] for u in outs)) - set(outs)
         if any(not reads <= edges_of[u] for u in outs):
-            ends[max(outs, key=position_in.__getitem__)] = reads | set(outs)
+            last = max(outs, key=position_in.__getitem__)
+            ends.add(last)
+            edges_of[~last] = reads | set(outs)
     order = [w for u in order for w in ((u, ~u) if u in ends else (u,))]
-    for u, reads in ends.items():
-        edges_of[~u] = reads
     new_id = {u: i for i, u in enumerate(order)}
     if any((u < joint.loss) != (new_id[u] < new_id[joint.loss]) for u in kept if u != joint.loss):
         raise ValueError("contracting the fusion groups moved a node across the loss")
