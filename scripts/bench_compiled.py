@@ -43,6 +43,7 @@ sys.path.insert(0, HERE)
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
 from bench_python import step_peak_bytes  # noqa: E402  (measured as that bench measures)
+from measure import BACKWARD, peak_and_phase_of  # noqa: E402
 from export_captures import GruModel as CaptureGru, UNet, Vit  # noqa: E402  (the captures')
 
 import networks  # noqa: E402  (the ResNet-18-style network of the tests)
@@ -123,8 +124,17 @@ def run_step(model, loss_fn, inputs):
     def run():
         model.zero_grad(set_to_none=True)
         loss = model(*inputs) if loss_fn is None else loss_fn(model(inputs[0]), *inputs[1:])
-        loss.backward()
+        with torch.profiler.record_function(BACKWARD):  # where the peak is (step_peak)
+            loss.backward()
     return run
+
+
+def step_peak(fn, device: torch.device) -> tuple[int, str]:
+    """The step's measured peak, and whether it is in the "forward" (forward and loss) or the
+    "backward" ("" on a GPU, measured by the allocator's counters)."""
+    if device.type == "cuda":
+        return step_peak_bytes(fn, device), ""
+    return peak_and_phase_of(fn)
 
 
 def alternating_times(fns: dict, steps: int, device: torch.device) -> dict:
@@ -189,14 +199,15 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
     start = time.perf_counter()
     run_step(plain, loss_fn, inputs)()
     plain_compile_s = time.perf_counter() - start
-    plain_peak = step_peak_bytes(run_step(plain, loss_fn, inputs), device)
+    plain_peak, plain_phase = step_peak(run_step(plain, loss_fn, inputs), device)
     torch.manual_seed(2)
     run_step(plain, loss_fn, inputs)()
     plain_grads = grads(plain_net)
 
     if not args.no_eager_path:
         rows.append(eager_path_row(name, model, loss_fn, inputs, args))
-    rows += [budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_peak,
+    rows += [budget_row(name, model, loss_fn, inputs, fraction, args, device, plain,
+                        (plain_peak, plain_phase),
                         plain_compile_s, plain_grads) for fraction in fractions]
     return rows
 
@@ -227,11 +238,13 @@ def eager_path_row(name, model, loss_fn, inputs, args) -> dict:
     return row
 
 
-def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_peak,
+def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plain_measured,
                plain_compile_s, plain_grads) -> dict:
-    """remat's backend and the knob at one fraction, against plain torch.compile."""
+    """remat's backend and the knob at one fraction, against plain torch.compile (whose
+    measured peak and its phase are ``plain_measured``)."""
     grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_peak,
+    row = {"model": name, "fraction": fraction, "plain_peak_bytes": plain_measured[0],
+           "plain_peak_phase": plain_measured[1],
            "plain_compile_s": plain_compile_s, "gradient_bytes": grad_bytes}
     ours = None
     # The plan counts CPU convolutions' workspace (a bound: docs/python.md); where that
@@ -272,7 +285,8 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_seconds_planning"] = sum(p.seconds for p in plans)
         row["remat_workspace_bytes"] = sum(p.workspace_bytes for p in plans)
         row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
-        row["remat_peak_bytes"] = step_peak_bytes(run_step(ours, loss_fn, inputs), device)
+        row["remat_peak_bytes"], row["remat_peak_phase"] = step_peak(
+            run_step(ours, loss_fn, inputs), device)
         # Inductor's estimate of each region's compiled graphs (the backward is compiled at the
         # first step), over the regions as the prediction is.
         estimates = [p.inductor_peak for p in plans]
@@ -284,7 +298,8 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         torch.manual_seed(2)
         run_step(knob, loss_fn, inputs)()
         row["knob_grad_max_difference"] = max_difference(grads(knob_net), plain_grads)
-        row["knob_peak_bytes"] = step_peak_bytes(run_step(knob, loss_fn, inputs), device)
+        row["knob_peak_bytes"], row["knob_peak_phase"] = step_peak(
+            run_step(knob, loss_fn, inputs), device)
     fns = {"plain": run_step(plain, loss_fn, inputs)}
     if ours is not None:
         fns["remat"] = run_step(ours, loss_fn, inputs)
@@ -330,15 +345,32 @@ def _attempts(row: dict) -> str:
     return f", attempts {'+'.join(map(str, counts))}" if any(c > 1 for c in counts) else ""
 
 
+_PHASES = {"forward": ", forward", "backward": ", backward", "": ""}
+
+
+def over_budget(row: dict) -> float:
+    """remat's measured peak over the budget it was asked (its first attempt's), the
+    parameters' gradients subtracted where the step peaks in the backward (they exist only
+    there; the plan does not count them) and not where it peaks in the forward."""
+    attempts = row["remat_attempts"]
+    asked = (sum(a[0][0] for a in attempts) if attempts and all(attempts) else
+             row["remat_budget_bytes"])
+    peak = row["remat_peak_bytes"]
+    if row.get("remat_peak_phase") != "forward":
+        peak -= row["gradient_bytes"]
+    return peak / asked
+
+
 def print_tables(path: str) -> None:
     """The JSON of a run as the markdown tables of docs/BENCHMARKS.md."""
     with open(path) as f:
         rows = json.load(f)["rows"]
     print("| model | fraction | remat budget (+ workspace) MB | remat predicted MB (Inductor's "
           "estimate) | remat "
-          "measured MB (x plain) | knob measured MB (x plain) | remat step (x plain) | knob "
-          "step (x plain) | remat compile s (plan s) | max grad diff | remat plan (nodes) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "measured MB (x plain), where | x budget | knob measured MB (x plain) | remat step (x "
+          "plain) | knob step (x plain) | remat compile s (plan s) | max grad diff | remat plan "
+          "(nodes) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "fraction" not in r:
             continue
@@ -348,7 +380,8 @@ def print_tables(path: str) -> None:
             remat = (f"{mb(r['remat_budget_bytes'])} (+{mb(r['remat_workspace_bytes'])}"
                      f"{counted})", f"{mb(r['remat_predicted_peak_bytes'])} "
                      f"({mb(r.get('remat_inductor_peak_bytes'))})",
-                     f"{mb(r['remat_peak_bytes'])} ({r['remat_peak_bytes'] / plain_peak:.2f}x)",
+                     f"{mb(r['remat_peak_bytes'])} ({r['remat_peak_bytes'] / plain_peak:.2f}x)"
+                     f"{_PHASES[r.get('remat_peak_phase', '')]}",
                      f"{r['remat_step_s'] * 1e3:.1f} ms ({r['remat_step_s'] / plain_s:.2f}x)",
                      f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
                      f"{r['remat_grad_max_difference']:.1e}",
@@ -357,12 +390,14 @@ def print_tables(path: str) -> None:
         else:
             why = r.get("remat_error_without_workspace") or r.get("remat_error", "")
             remat = (f"- ({why[:90]})", "-", "-", "-", "-", "-", "-")
+        over = f"{over_budget(r):.3f}x" if "remat_peak_bytes" in r else "-"
         knob = ("-", "-")
         if "knob_peak_bytes" in r:
             knob = (f"{mb(r['knob_peak_bytes'])} ({r['knob_peak_bytes'] / plain_peak:.2f}x)",
                     f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)")
         print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
-              f"{knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | {remat[6]} |")
+              f"{over} | {knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | "
+              f"{remat[6]} |")
     print()
     for r in rows:
         if r.get("row") == "eager path":

@@ -18,6 +18,11 @@ def step_peak_bytes(model, loss_fn, inputs) -> int:
     return peak_bytes_of(step)
 
 
+# The mark a step may put around its backward pass (record_function), which the measurement
+# reads to say whether the peak is in the backward.
+BACKWARD = "remat: backward"
+
+
 def peak_bytes_of(step) -> int:
     """Largest net allocation during one call of ``step``, above what was allocated when it
     began.
@@ -27,6 +32,13 @@ def peak_bytes_of(step) -> int:
     previous step left) would keep counting, and how many such frees go unseen varies from call
     to call. So the window spans two calls after a warm-up, and only the second is measured:
     what it frees, the first (or the model's set-up) allocated inside the window or before."""
+    return peak_and_phase_of(step)[0]
+
+
+def peak_and_phase_of(step) -> tuple[int, str]:
+    """``peak_bytes_of(step)``, and where in the step it is reached: "backward" where the
+    step marks its backward pass with ``record_function(BACKWARD)`` and the peak is inside
+    that mark, "forward" where it marks it and the peak is outside, "" where it does not."""
     step()  # warm-up: kernels' one-time caches are not part of a step's peak
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
@@ -38,11 +50,17 @@ def peak_bytes_of(step) -> int:
     allocations = sorted((e for e in events
                           if e.name() == "[memory]" and start <= e.start_ns() <= end),
                          key=lambda e: e.start_ns())
+    backward = [(e.start_ns(), e.start_ns() + e.duration_ns()) for e in events
+                if e.name() == BACKWARD and start <= e.start_ns() <= end]
     level = peak = 0
+    when = start
     for e in allocations:
         level += e.nbytes()
-        peak = max(peak, level)
-    return peak
+        if level > peak:
+            peak, when = level, e.start_ns()
+    if not backward:
+        return peak, ""
+    return peak, ("backward" if any(a <= when <= b for a, b in backward) else "forward")
 
 
 def gradient_bytes(model) -> int:
