@@ -10,7 +10,11 @@ autograd.Function and dropout), each at 100/70/50/30% of its activation peak:
 - the knob (``torch._functorch.config.activation_memory_budget = f``, Inductor).
 
 Measured the same way for all: peak = the largest net CPU allocation during one training step
-(zero_grad, forward, loss, backward) from the profiler's memory events, after a warm-up step;
+(zero_grad, forward, loss, backward) from the profiler's memory events, after a warm-up step,
+and whether it is reached in the forward (with the loss) or in the backward (the step marks its
+backward pass); remat's measured peak over its asked budget, the parameters' gradients
+subtracted where the step peaks in the backward (the plan does not count them; in the forward
+none exists yet);
 step time = the median of N steps, the contenders alternating step by step so that drift of a
 shared machine falls on all alike. Gradients: remat's compiled path against plain
 torch.compile (largest absolute difference), and the eager path (``remat.torch.wrap``) against
