@@ -349,13 +349,11 @@ def _attempts(row: dict) -> str:
     return f", attempts {'+'.join(map(str, counts))}" if any(c > 1 for c in counts) else ""
 
 
-_PHASES = {"forward": ", forward", "backward": ", backward", "": ""}
-
-
 def over_budget(row: dict) -> float:
     """remat's measured peak over the budget it was asked (its first attempt's), the
-    parameters' gradients subtracted where the step peaks in the backward (they exist only
-    there; the plan does not count them) and not where it peaks in the forward."""
+    parameters' gradients subtracted unless the step peaks in the forward, where none exists
+    yet (the plan does not count them; on a GPU, where the phase is not measured, they are
+    subtracted as before)."""
     attempts = row["remat_attempts"]
     asked = (sum(a[0][0] for a in attempts) if attempts and all(attempts) else
              row["remat_budget_bytes"])
@@ -385,7 +383,7 @@ def print_tables(path: str) -> None:
                      f"{counted})", f"{mb(r['remat_predicted_peak_bytes'])} "
                      f"({mb(r.get('remat_inductor_peak_bytes'))})",
                      f"{mb(r['remat_peak_bytes'])} ({r['remat_peak_bytes'] / plain_peak:.2f}x)"
-                     f"{_PHASES[r.get('remat_peak_phase', '')]}",
+                     + (f", {r['remat_peak_phase']}" if r.get("remat_peak_phase") else ""),
                      f"{r['remat_step_s'] * 1e3:.1f} ms ({r['remat_step_s'] / plain_s:.2f}x)",
                      f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
                      f"{r['remat_grad_max_difference']:.1e}",
