@@ -61,10 +61,13 @@ def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile(monke
         # backward graph too, and no slack at all for Inductor's estimate, so that the region
         # is planned and compiled again below its budget (twice) and a warning says so.
         seen = []
+        reordering = []
 
         def user_pass(nodes):
+            from torch._inductor import config as inductor_config
             from torch._inductor.virtualized import V
             seen.append("backward" if V.graph.is_backward else "forward")
+            reordering.append(inductor_config.reorder_for_peak_memory)
             return nodes
 
         config = {} if budget == "100%" else {"_post_fusion_custom_pass": user_pass}
@@ -79,6 +82,8 @@ def test_inductor_backend_follows_the_plan_and_matches_plain_torch_compile(monke
                 step(compiled, loss_fn, inputs)
             attempts = backend.plans[0].attempts
             assert 2 <= len(attempts) <= 3 and seen == ["forward", "backward"] * len(attempts)
+            # remat's order is kept: Inductor's reordering for peak memory is off.
+            assert reordering == [False] * len(seen)
             # Each attempt below the asked budget; the kept one has the least estimate.
             assert all(a[0] < attempts[0][0] for a in attempts[1:]), attempts
             assert backend.plans[0].inductor_peak == min(a[2] for a in attempts)

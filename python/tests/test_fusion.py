@@ -4,6 +4,7 @@ kernels' costs, and the schedules of that graph running with the gradients of ea
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -18,6 +19,7 @@ from remat.torch.backend import _boxed_eager
 from remat.torch.costs import joint_flops, node_flops
 from remat.torch.fusion import fusion_groups
 from remat.torch.partition import RematPartition
+from remat.torch.stage_fusion import STAGE
 from remat.torch.region import RegionSchedule
 
 BATCH, WIDTH = 8, 16
@@ -155,6 +157,22 @@ def test_a_kernels_end_reads_its_inputs_and_outputs(chains):
         assert inputs[ends[max(outputs)]] == outside | outputs
 
 
+def schedule_holding(joint, hold):
+    """The graph of ``joint`` at unit costs and a schedule of it that holds every value until
+    its last reader (``hold="everything"``), or holds no forward value into backward
+    (``"nothing"``: each is recomputed wherever backward reads it)."""
+    graph = joint.to_graph([1.0] * len(joint), "flop")
+    last = list(range(len(joint)))
+    last_in_forward = list(range(len(joint)))
+    for u, v in joint.edges:
+        last[u] = max(last[u], v)
+        if v <= joint.loss:
+            last_in_forward[u] = max(last_in_forward[u], v)
+    held = last if hold == "everything" else [
+        last[i] if i >= joint.loss else last_in_forward[i] for i in range(len(joint))]
+    return graph, _core.schedule_holding(graph, held)
+
+
 @pytest.mark.parametrize("hold", ["everything", "nothing"])
 def test_schedules_of_the_fused_graph_run_with_eager_gradients(chains, hold):
     model, x = chains
@@ -164,17 +182,7 @@ def test_schedules_of_the_fused_graph_run_with_eager_gradients(chains, hold):
     made = {}
 
     def plan(joint, _partitions, _held):
-        graph = joint.to_graph([1.0] * len(joint), "flop")
-        last = list(range(len(joint)))
-        last_in_forward = list(range(len(joint)))
-        for u, v in joint.edges:
-            last[u] = max(last[u], v)
-            if v <= joint.loss:
-                last_in_forward[u] = max(last_in_forward[u], v)
-        # "nothing": every forward value is recomputed wherever backward reads it.
-        held = last if hold == "everything" else [
-            last[i] if i >= joint.loss else last_in_forward[i] for i in range(len(joint))]
-        schedule = _core.schedule_holding(graph, held)
+        graph, schedule = schedule_holding(joint, hold)
         made.update(joint=joint, graph=graph, schedule=schedule)
         return RegionSchedule(None, graph, schedule)
 
@@ -209,6 +217,108 @@ def test_the_backend_plans_the_fused_graph_under_inductor(chains):
     region = backend.plans[0]
     assert any(node.name.startswith("fused_") for node in region.graph.nodes)
     assert region.within_budget
+
+
+def compile_inductor_with_plan(model, x, plan, *, barrier):
+    """One step of ``model`` under Inductor with the partitioner planning by ``plan`` (with or
+    without the stage rule), and the stages each kernel Inductor fused runs (stages_of)."""
+    from contextlib import nullcontext
+
+    from torch._functorch import config as functorch_config
+    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor.custom_graph_pass import CustomSchedulerPass
+
+    from remat.torch.backend import _partitioner_class
+    from remat.torch.stage_fusion import stage_barrier, stages_of
+
+    kernels = []
+
+    class Inspect(CustomSchedulerPass):
+        def __call__(self, nodes):
+            kernels.extend(stages_of(n) for n in nodes)
+            return nodes
+
+        def uuid(self):
+            return None
+
+        def __reduce__(self):
+            return (str, ("test_fusion kernels",))
+
+    partition = RematPartition(plan, fusion=True)
+
+    def compiler(gm, inputs):
+        patches = {"custom_partitioner_fn": _partitioner_class()(partition),
+                   "fx_graph_cache": False, "_post_fusion_custom_pass": Inspect()}
+        with functorch_config.patch(enable_autograd_cache=False,
+                                    force_non_lazy_backward_lowering=True), \
+                (stage_barrier() if barrier else nullcontext()):
+            return compile_fx(gm, inputs, config_patches=patches)
+
+    torch._dynamo.reset()
+    loss = torch.compile(model, backend=compiler, dynamic=False)(x)
+    loss.backward()
+    return loss.detach(), kernels
+
+
+def scheduler_node(*marks):
+    """A stand-in for a node of Inductor's scheduler whose operations carry ``marks``, each
+    (stage, recomputed) as the partitioner tags them, or None for an operation without one."""
+    def part(mark):
+        origin = SimpleNamespace(meta={} if mark is None else {STAGE: mark})
+        return SimpleNamespace(node=SimpleNamespace(origins={id(origin): origin}.values()))
+    parts = [part(mark) for mark in marks]
+    return SimpleNamespace(get_nodes=lambda: parts, get_name=lambda: "op")
+
+
+@pytest.mark.parametrize("backward", [True, False])
+def test_the_stage_rule_refuses_only_a_recomputation_across_stages(backward):
+    from torch._inductor.virtualized import V
+
+    from remat.torch.stage_fusion import _StageBarrier
+
+    asked = []
+
+    class Inner:
+        def can_fuse(self, scheduler, node1, node2, score):
+            asked.append((node1, node2))
+            return True
+
+    rule = _StageBarrier(Inner())
+    recomputed_3 = scheduler_node((3, True), (3, False))
+    first_5 = scheduler_node((5, False))
+    cases = [
+        (recomputed_3, first_5, not backward),  # a recomputation moved to another stage
+        (first_5, scheduler_node((7, True)), not backward),
+        (recomputed_3, scheduler_node((3, False), None), True),  # within its stage
+        (first_5, scheduler_node((2, False)), True),  # first computations: Inductor's own
+        (scheduler_node(None), first_5, True),
+    ]
+    with V.set_graph_handler(SimpleNamespace(is_backward=backward)):
+        for node1, node2, fuses in cases:
+            asked.clear()
+            assert rule.can_fuse(None, node1, node2, 1) is fuses, (node1, node2)
+            # What the rule allows, the choices in force before decide.
+            assert asked == ([(node1, node2)] if fuses else [])
+
+
+def test_inductor_runs_recomputations_in_their_stage_with_eager_gradients(chains):
+    model, x = chains
+    reference = copy.deepcopy(model)
+    expected = reference(x)
+    expected.backward()
+
+    def plan(joint, _partitions, _held):
+        graph, schedule = schedule_holding(joint, "nothing")
+        return RegionSchedule(None, graph, schedule)
+
+    trained = copy.deepcopy(model)
+    loss, kernels = compile_inductor_with_plan(trained, x, plan, barrier=True)
+    # The tags reach Inductor's kernels: the recomputations' among them.
+    assert any(recomputed for _, recomputed in kernels)
+    assert not [stages for stages, recomputed in kernels if recomputed and len(stages) > 1]
+    torch.testing.assert_close(loss, expected.detach(), rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(trained.named_parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=name)
 
 
 def test_the_machine_balance_is_measured_once_and_cached(tmp_path, monkeypatch):

@@ -26,6 +26,7 @@ import torch
 from remat import _core
 from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.torch.inductor_peak import peak_pass
+from remat.torch.stage_fusion import stage_barrier
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
 
@@ -164,13 +165,19 @@ class RematBackend:
         # compile_fx's config_patches, the settings hold for the backward too. AOTAutograd
         # compiles the backward with the forward here (not at the first backward pass), so
         # that Inductor's estimate of both is known before the region is accepted.
-        patches = {**self.inductor_config, "custom_partitioner_fn": partitioner,
+        # Inductor's peak-memory reordering is off (the user may turn it on): remat's order is
+        # planned, and that pass reads a concatenation's writers as buffers of their own
+        # although the first of them allocates the whole concatenation, so it moves them
+        # early (stage_fusion.py).
+        patches = {"reorder_for_peak_memory": False, **self.inductor_config,
+                   "custom_partitioner_fn": partitioner,
                    "fx_graph_cache": False,
                    "_post_fusion_custom_pass": peak_pass(self._record_peak, then=then)}
 
         def compile_region():
             with functorch_config.patch(enable_autograd_cache=False,
-                                        force_non_lazy_backward_lowering=True):
+                                        force_non_lazy_backward_lowering=True), \
+                    stage_barrier():
                 return compile_fx(gm, example_inputs, config_patches=patches)
         return self._compile_checked(compile_region)
 

@@ -9,8 +9,9 @@ its kernel to its last reader, the graph inputs it frees, i.e. the saved values 
 parameters or tangents, and its outputs to the end). A scheduler pass run right after fusion
 (Inductor's ``_post_fusion_custom_pass``) records that estimate for each graph of a planned
 region, which it finds by a mark the partitioner leaves on the graph module. The estimate is
-of the fused order before Inductor's peak-memory reordering, which only ever keeps an order of
-lower estimate (measured against remat's prediction in docs/BENCHMARKS.md).
+of the fused order, the order the kernels run in: the backend turns Inductor's peak-memory
+reordering off (stage_fusion.py), and where the user turns it on, that pass only keeps an
+order of lower estimate (measured against remat's prediction in docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from remat import _core
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
+from remat.torch.stage_fusion import tag
 
 __all__ = ["schedule_modules", "RematPartition"]
 
@@ -82,15 +83,19 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
             derived[key] = emit(node)
         return derived[key]
 
-    def emit(node: fx.Node) -> fx.Node:
+    def emit(node: fx.Node, stage: Optional[tuple[int, bool]] = None) -> fx.Node:
+        """A copy of ``node`` in the current graph; ``stage``, for an operation of a
+        computation, is the computation's (stage, whether a recomputation)."""
         copy = graph.node_copy(node, value)
         copy.meta["partitioner_tag"] = phase
+        if stage is not None:
+            tag(copy, *stage)
         emitted[phase].add(copy)
         return copy
 
     rng_states: dict[int, fx.Node] = {}
 
-    def emit_random(v: int) -> fx.Node:
+    def emit_random(v: int, stage: tuple[int, bool]) -> fx.Node:
         """A random operation: its first run saves the generator's state, and a
         recomputation runs with that state, so it draws the same numbers (dropout's mask)."""
         from torch._prims.rng_prims import run_and_save_rng_state, run_with_rng_state
@@ -114,14 +119,15 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
         out.meta.update(node.meta)
         for n in made:
             n.meta["partitioner_tag"] = phase
+            tag(n, *stage)
             emitted[phase].add(n)
         return out
 
-    def emit_group(v: int) -> fx.Node:
+    def emit_group(v: int, stage: tuple[int, bool]) -> fx.Node:
         """A fused node's operations, in order (fusion.py): one kernel under Inductor."""
         try:
             for node in joint.fused[v]:
-                current[node] = emit(node)
+                current[node] = emit(node, stage)
             return current[joint.order[v]]
         finally:
             current.clear()
@@ -132,7 +138,7 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
             effects.setdefault(joint.base_of[out], []).append(i)
     forward_values: Optional[list[Any]] = None
     backward_values: dict[int, Any] = {}
-    for kind, _stage, v in operations:
+    for kind, stage, v in operations:
         if kind == "free":
             live.pop(v, None)
             continue
@@ -156,10 +162,12 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
             live[v] = fixed[joint.order[v]]
             generation[v] += 1
             continue
+        # Inductor fuses a recomputation only within its stage (stage_fusion.py).
+        mark = (stage, generation[v] > 0)
         if v in joint.fused:
-            live[v] = emit_group(v)
+            live[v] = emit_group(v, mark)
         else:
-            live[v] = emit_random(v) if v in joint.random else emit(joint.order[v])
+            live[v] = emit_random(v, mark) if v in joint.random else emit(joint.order[v], mark)
         generation[v] += 1
         if generation[v] == 1:
             for i in effects.get(v, ()):
