@@ -260,14 +260,30 @@ def compile_inductor_with_plan(model, x, plan, *, barrier):
     return loss.detach(), kernels
 
 
-def scheduler_node(*marks):
-    """A stand-in for a node of Inductor's scheduler whose operations carry ``marks``, each
-    (stage, recomputed) as the partitioner tags them, or None for an operation without one."""
-    def part(mark):
-        origin = SimpleNamespace(meta={} if mark is None else {STAGE: mark})
-        return SimpleNamespace(node=SimpleNamespace(origins={id(origin): origin}.values()))
-    parts = [part(mark) for mark in marks]
-    return SimpleNamespace(get_nodes=lambda: parts, get_name=lambda: "op")
+class Origin:
+    """A stand-in for an FX node among a scheduler node's origins (hashable, as FX nodes are)."""
+
+    def __init__(self, meta, graph):
+        self.meta, self.graph = meta, graph
+
+
+def scheduler_node(*parts):
+    """A stand-in for a node of Inductor's scheduler. Each part is the mark of the operation it
+    computes, (stage, recomputed) as the partitioner tags it, or None for an operation without
+    one; or a list of them, the origins of a part into which Inductor inlined producers, in
+    graph order (the last is the operation whose value the part writes)."""
+    graph = SimpleNamespace(nodes=[])
+
+    def part(marks):
+        origins = []
+        for mark in marks if isinstance(marks, list) else [marks]:
+            origin = Origin({} if mark is None else {STAGE: mark}, graph)
+            graph.nodes.append(origin)
+            origins.append(origin)
+        # Inductor keeps a part's origins as a set: their order there is not the graph's.
+        return SimpleNamespace(node=SimpleNamespace(origins=origins[::-1]))
+    made = [part(marks) for marks in parts]
+    return SimpleNamespace(get_nodes=lambda: made, get_name=lambda: "op")
 
 
 @pytest.mark.parametrize("backward", [True, False])
@@ -292,6 +308,10 @@ def test_the_stage_rule_refuses_only_a_recomputation_across_stages(backward):
         (recomputed_3, scheduler_node((3, False), None), True),  # within its stage
         (first_5, scheduler_node((2, False)), True),  # first computations: Inductor's own
         (scheduler_node(None), first_5, True),
+        # A part that writes a value of stage 5, with a recomputation of stage 2 inlined into
+        # it: a kernel of stage 5, not a recomputation.
+        (scheduler_node([(2, True), (5, False)]), first_5, True),
+        (scheduler_node([(5, False), (2, True)]), first_5, not backward),
     ]
     with V.set_graph_handler(SimpleNamespace(is_backward=backward)):
         for node1, node2, fuses in cases:

@@ -10,13 +10,15 @@ the computation's stage and whether it is a recomputation (``STAGE`` in the FX n
 which the forward and backward graphs keep). While the backend compiles a region, Inductor's
 fusion choices (``torch._inductor.choices.InductorChoices.can_fuse``, through
 ``V.set_choices_handler``) refuse, in the backward graph, to fuse two kernels when either runs
-a recomputation and together they run operations of more than one stage. Fusions within a
+a recomputation and together they run operations of more than one stage (the operations a
+kernel runs being those whose values it writes, ``stages_of``). Fusions within a
 stage, and fusions of first computations across stages (what plain torch.compile fuses), are
 Inductor's own, and the choices in force before (the user's, if any) decide them. Operations
 without a tag (torch's own partitions, what Inductor's passes add) are not held back. The
-forward graph is left to Inductor: there the rule raised the benchmark's GRU at 70% (its
-forward peak 32.99 MB for 32.86), and lowered no other model's measured peak
-(docs/BENCHMARKS.md, "Recomputations kept in their stage").
+forward graph is left to Inductor: there the rule (as first measured, every origin of a
+kernel counted) raised the benchmark's GRU at 70% (its forward peak 32.99 MB for 32.86), and
+lowered no other model's measured peak (docs/BENCHMARKS.md, "Recomputations kept in their
+stage").
 
 The backend also turns off Inductor's reordering for peak memory (``reorder_for_peak_memory``,
 which the user's ``inductor_config`` may turn on again): the kernels keep remat's order. That
@@ -48,17 +50,33 @@ def tag(node: fx.Node, stage: int, recomputed: bool) -> None:
 
 
 def stages_of(snode: Any) -> tuple[set[int], bool]:
-    """The stages of the tagged operations a scheduler node of Inductor runs, and whether one
-    of them is a recomputation."""
+    """The stages of the operations a scheduler node of Inductor computes, and whether one of
+    them is a recomputation. Each part counts as the last tagged operation among its origins
+    (in graph order): the one whose value it writes. The others are pointwise producers that
+    Inductor inlined into it, computed again inside the kernel wherever it runs; counted, they
+    made a concatenation's writer on the GRU a kernel of two stages, which then ran apart from
+    its own step's kernel and held that step's saved values (docs/BENCHMARKS.md)."""
     stages: set[int] = set()
     recomputed = False
     for part in snode.get_nodes():
-        for origin in getattr(getattr(part, "node", None), "origins", None) or ():
-            mark = getattr(origin, "meta", {}).get(STAGE)
-            if mark is not None:
-                stages.add(mark[0])
-                recomputed = recomputed or mark[1]
+        origins = getattr(getattr(part, "node", None), "origins", None) or ()
+        marked = [o for o in origins if STAGE in getattr(o, "meta", {})]
+        if marked:
+            stage, again = max(marked, key=_position).meta[STAGE]
+            stages.add(stage)
+            recomputed = recomputed or again
     return stages, recomputed
+
+
+_order: dict[str, Any] = {"graph": None, "position": {}}
+
+
+def _position(node: fx.Node) -> int:
+    """``node``'s place in its graph (the positions of the last graph asked about are kept)."""
+    if _order["graph"] is not node.graph:
+        _order["graph"] = node.graph
+        _order["position"] = {n: i for i, n in enumerate(node.graph.nodes)}
+    return _order["position"].get(node, -1)
 
 
 def moves_a_recomputation(node1: Any, node2: Any) -> bool:
