@@ -19,8 +19,8 @@ from remat.torch.backend import _boxed_eager
 from remat.torch.costs import joint_flops, node_flops
 from remat.torch.fusion import fusion_groups
 from remat.torch.partition import RematPartition
-from remat.torch.stage_fusion import STAGE
 from remat.torch.region import RegionSchedule
+from remat.torch.stage_fusion import STAGE
 
 BATCH, WIDTH = 8, 16
 
@@ -219,11 +219,9 @@ def test_the_backend_plans_the_fused_graph_under_inductor(chains):
     assert region.within_budget
 
 
-def compile_inductor_with_plan(model, x, plan, *, barrier):
-    """One step of ``model`` under Inductor with the partitioner planning by ``plan`` (with or
-    without the stage rule), and the stages each kernel Inductor fused runs (stages_of)."""
-    from contextlib import nullcontext
-
+def compile_inductor_with_plan(model, x, plan):
+    """One step of ``model`` under Inductor with the partitioner planning by ``plan`` and the
+    stage rule, and the stages each kernel Inductor fused runs (stages_of)."""
     from torch._functorch import config as functorch_config
     from torch._inductor.compile_fx import compile_fx
     from torch._inductor.custom_graph_pass import CustomSchedulerPass
@@ -251,7 +249,7 @@ def compile_inductor_with_plan(model, x, plan, *, barrier):
                    "fx_graph_cache": False, "_post_fusion_custom_pass": Inspect()}
         with functorch_config.patch(enable_autograd_cache=False,
                                     force_non_lazy_backward_lowering=True), \
-                (stage_barrier() if barrier else nullcontext()):
+                stage_barrier():
             return compile_fx(gm, inputs, config_patches=patches)
 
     torch._dynamo.reset()
@@ -332,8 +330,10 @@ def test_inductor_runs_recomputations_in_their_stage_with_eager_gradients(chains
         return RegionSchedule(None, graph, schedule)
 
     trained = copy.deepcopy(model)
-    loss, kernels = compile_inductor_with_plan(trained, x, plan, barrier=True)
-    # The tags reach Inductor's kernels: the recomputations' among them.
+    loss, kernels = compile_inductor_with_plan(trained, x, plan)
+    # The tags reach Inductor's kernels: the recomputations' among them. (On this small model
+    # Inductor fuses no recomputation across stages without the rule either: the rule's
+    # refusals are tested on stand-ins above.)
     assert any(recomputed for _, recomputed in kernels)
     assert not [stages for stages, recomputed in kernels if recomputed and len(stages) > 1]
     torch.testing.assert_close(loss, expected.detach(), rtol=1e-5, atol=1e-6)

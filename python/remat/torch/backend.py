@@ -26,9 +26,9 @@ import torch
 from remat import _core
 from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.torch.inductor_peak import peak_pass
-from remat.torch.stage_fusion import stage_barrier
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
+from remat.torch.stage_fusion import stage_barrier
 
 __all__ = ["RematBackend", "backend"]
 
