@@ -34,7 +34,7 @@ from remat import _core
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
-from remat.torch.stage_fusion import tag
+from remat.torch.stage_fusion import MEMORY, StageMemory, tag
 
 __all__ = ["schedule_modules", "RematPartition"]
 
@@ -404,6 +404,10 @@ class RematPartition:
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         mark = next(self._marks)
         mark_region(mark, forward, backward)
+        if partitions is None or planned.torch_budget is None:
+            # What the plan holds stage by stage: Inductor fuses no kernel that would hold
+            # more than its peak (stage_fusion.py).
+            forward.meta[MEMORY] = backward.meta[MEMORY] = StageMemory.of(graph, schedule)
         region = RegionPlan(plan=plan, graph=graph, schedule=schedule, forward_nodes=joint.loss,
                             saved_values=saved, seconds=seconds,
                             workspace_bytes=max(joint.workspace(), default=0),

@@ -34,19 +34,71 @@ backward (docs/BENCHMARKS.md).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional, Sequence
 
 from torch import fx
 
-__all__ = ["STAGE", "tag", "stage_barrier"]
+__all__ = ["STAGE", "MEMORY", "StageMemory", "tag", "stage_barrier"]
 
 # The key, in an emitted FX node's meta, of (stage, recomputed).
 STAGE = "remat_stage"
+# The key, in an emitted graph module's meta, of its plan's StageMemory.
+MEMORY = "remat_stage_memory"
 
 
 def tag(node: fx.Node, stage: int, recomputed: bool) -> None:
     """Marks ``node`` as an operation of ``stage``'s computation (a recomputation or not)."""
     node.meta[STAGE] = (stage, recomputed)
+
+
+class StageMemory:
+    """What a plan holds at each stage (the most within it, remat's simulator) and its
+    predicted peak: what a fusion that moves an operation to an earlier stage adds to."""
+
+    def __init__(self, live: Sequence[int], peak: int):
+        self.peak = int(peak)
+        # levels[k][t]: the most live over stages t .. t + 2**k - 1 (a sparse table).
+        self._levels = [list(live)]
+        width = 1
+        while 2 * width <= len(live):
+            below = self._levels[-1]
+            self._levels.append([max(below[t], below[t + width])
+                                 for t in range(len(live) - 2 * width + 1)])
+            width *= 2
+
+    @classmethod
+    def of(cls, graph: Any, schedule: Any) -> "StageMemory":
+        from remat import _core
+
+        sim = _core.simulate(graph, schedule)
+        live = [0] * len(graph.nodes)
+        for (_kind, stage, _v), after in zip(_core.build_plan(graph, schedule),
+                                             sim.live_bytes_after_op):
+            live[stage] = max(live[stage], after)
+        return cls(live, sim.peak_bytes)
+
+    def most(self, first: int, last: int) -> int:
+        """The most the plan holds over stages ``first`` .. ``last`` (inclusive)."""
+        first, last = max(first, 0), min(last, len(self._levels[0]) - 1)
+        if first > last:
+            return 0
+        k = (last - first + 1).bit_length() - 1
+        return max(self._levels[k][first], self._levels[k][last - (1 << k) + 1])
+
+    def excess(self, parts: Sequence[tuple[int, int]]) -> int:
+        """How far above the plan's peak a kernel of ``parts`` (stage, bytes it writes) takes
+        the memory: it runs at its first part's stage, so each later part's output is live
+        from there, above what the plan holds, until its own stage."""
+        if not parts:
+            return -self.peak
+        ordered = sorted(parts)
+        ahead = sum(b for _, b in ordered)
+        worst = -self.peak
+        for (stage, written), (following, _) in zip(ordered, ordered[1:]):
+            ahead -= written
+            if following > stage:
+                worst = max(worst, self.most(stage, following - 1) + ahead - self.peak)
+        return worst
 
 
 def stages_of(snode: Any) -> tuple[set[int], bool]:
@@ -59,13 +111,52 @@ def stages_of(snode: Any) -> tuple[set[int], bool]:
     stages: set[int] = set()
     recomputed = False
     for part in snode.get_nodes():
-        origins = getattr(getattr(part, "node", None), "origins", None) or ()
-        marked = [o for o in origins if STAGE in getattr(o, "meta", {})]
-        if marked:
-            stage, again = max(marked, key=_position).meta[STAGE]
-            stages.add(stage)
-            recomputed = recomputed or again
+        mark = _mark_of(part)
+        if mark is not None:
+            stages.add(mark[0])
+            recomputed = recomputed or mark[1]
     return stages, recomputed
+
+
+def _mark_of(part: Any) -> Optional[tuple[int, bool]]:
+    """(stage, recomputed) of a scheduler node's part: its last tagged origin's."""
+    origins = getattr(getattr(part, "node", None), "origins", None) or ()
+    marked = [o for o in origins if STAGE in getattr(o, "meta", {})]
+    return max(marked, key=_position).meta[STAGE] if marked else None
+
+
+def parts_of(snode: Any) -> list[tuple[int, int]]:
+    """(stage, bytes written) of each tagged part of a scheduler node. A part that writes into
+    a slice of a concatenation counts the whole concatenation, which the generated code
+    allocates at its first writer."""
+    found = []
+    for part in snode.get_nodes():
+        mark = _mark_of(part)
+        if mark is not None:
+            found.append((mark[0], _written_bytes(getattr(part, "node", None))))
+    return found
+
+
+def _written_bytes(buffer: Any) -> int:
+    from torch._inductor import ir
+    from torch._inductor.virtualized import V
+
+    layout = getattr(buffer, "layout", None)
+    if isinstance(layout, ir.NonOwningLayout):
+        buffer = getattr(getattr(layout.view, "data", None), "data", None)
+        layout = getattr(buffer, "layout", None)
+    if not isinstance(layout, ir.Layout):
+        return 0  # no storage of its own (a mutation, several outputs): nothing counted
+    elements = V.graph.sizevars.optimization_hint(layout.storage_size())
+    return int(elements) * layout.dtype.itemsize
+
+
+def raises_the_peak(node1: Any, node2: Any, memory: StageMemory) -> bool:
+    """Whether fusing two scheduler nodes would take the memory further above the plan's
+    peak than either does alone (operations of later stages run at the first one's)."""
+    parts1, parts2 = parts_of(node1), parts_of(node2)
+    return memory.excess(parts1 + parts2) > max(0, memory.excess(parts1),
+                                                memory.excess(parts2))
 
 
 _order: dict[str, Any] = {"graph": None, "position": {}}
@@ -99,18 +190,57 @@ class _StageBarrier:
     def can_fuse(self, scheduler: Any, node1: Any, node2: Any, shared_data_score: int) -> bool:
         from torch._inductor.virtualized import V
 
+        why = None
         if V.graph.is_backward and moves_a_recomputation(node1, node2):
+            why = "remat: a recomputation stays in its stage"
+        memory = getattr(getattr(V.graph, "module", None), "meta", {}).get(MEMORY)
+        if why is None and memory is not None and not V.graph.is_backward and \
+                raises_the_peak(node1, node2, memory):
+            why = "remat: the fused kernel would hold more than the plan's peak"
+        if why is not None:
             from torch._inductor.scheduler import WhyNoFuse
 
-            WhyNoFuse(node1, node2)("remat: a recomputation stays in its stage")
+            WhyNoFuse(node1, node2)(why)
             return False
         return self._inner.can_fuse(scheduler, node1, node2, shared_data_score)
 
 
 @contextmanager
 def stage_barrier() -> Iterator[None]:
-    """Inductor's fusion choices with the stage rule, within the block (this thread)."""
+    """Inductor's fusion choices with the stage rule (this thread), and remat's graphs'
+    C++ kernels ended where they free memory, within the block."""
     from torch._inductor.virtualized import V
 
-    with V.set_choices_handler(_StageBarrier(V.choices)):
+    with V.set_choices_handler(_StageBarrier(V.choices)), _flush_at_frees():
         yield
+
+
+def frees_memory() -> bool:
+    """Whether the graph Inductor is writing code for is a remat plan's and the kernel just
+    written is the last reader of a buffer."""
+    from torch._inductor.virtualized import V
+
+    if MEMORY not in getattr(getattr(V.graph, "module", None), "meta", {}):
+        return False
+    return bool(getattr(V.graph.scheduler, "buffer_names_to_free", None))
+
+
+@contextmanager
+def _flush_at_frees() -> Iterator[None]:
+    """On the CPU, Inductor writes consecutive kernels into one C++ function until an extern
+    kernel (a matrix product) comes: all their outputs are allocated before it runs and what
+    they read last is freed after it. Within the block, a remat graph's function ends after
+    each kernel that is the last reader of a buffer, so that the buffer is freed before the
+    next kernel allocates, as the plan does (docs/BENCHMARKS.md)."""
+    from torch._inductor.codegen.cpp import CppScheduling
+
+    inner = CppScheduling.ready_to_flush
+
+    def ready_to_flush(self: Any) -> bool:
+        return inner(self) or frees_memory()
+
+    CppScheduling.ready_to_flush = ready_to_flush
+    try:
+        yield
+    finally:
+        CppScheduling.ready_to_flush = inner
