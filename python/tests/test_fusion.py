@@ -221,19 +221,23 @@ def test_the_backend_plans_the_fused_graph_under_inductor(chains):
 
 def compile_inductor_with_plan(model, x, plan):
     """One step of ``model`` under Inductor with the partitioner planning by ``plan`` and the
-    stage rule, and the stages each kernel Inductor fused runs (stages_of)."""
+    stage rules, the stages each kernel Inductor fused runs (stages_of), and the plan's peak
+    that each compiled graph carried (StageMemory)."""
     from torch._functorch import config as functorch_config
     from torch._inductor.compile_fx import compile_fx
     from torch._inductor.custom_graph_pass import CustomSchedulerPass
 
     from remat.torch.backend import _partitioner_class
-    from remat.torch.stage_fusion import stage_barrier, stages_of
+    from remat.torch.stage_fusion import MEMORY, stage_barrier, stages_of
 
     kernels = []
 
     class Inspect(CustomSchedulerPass):
         def __call__(self, nodes):
+            from torch._inductor.virtualized import V
+
             kernels.extend(stages_of(n) for n in nodes)
+            peaks.append(V.graph.module.meta[MEMORY].peak)
             return nodes
 
         def uuid(self):
@@ -253,9 +257,10 @@ def compile_inductor_with_plan(model, x, plan):
             return compile_fx(gm, inputs, config_patches=patches)
 
     torch._dynamo.reset()
+    peaks = []
     loss = torch.compile(model, backend=compiler, dynamic=False)(x)
     loss.backward()
-    return loss.detach(), kernels
+    return loss.detach(), kernels, peaks
 
 
 class Origin:
@@ -325,12 +330,17 @@ def test_inductor_runs_recomputations_in_their_stage_with_eager_gradients(chains
     expected = reference(x)
     expected.backward()
 
+    made = {}
+
     def plan(joint, _partitions, _held):
         graph, schedule = schedule_holding(joint, "nothing")
+        made.update(graph=graph, schedule=schedule)
         return RegionSchedule(None, graph, schedule)
 
     trained = copy.deepcopy(model)
-    loss, kernels = compile_inductor_with_plan(trained, x, plan)
+    loss, kernels, peaks = compile_inductor_with_plan(trained, x, plan)
+    # Both graphs carry what the plan holds (the forward's fusions are checked against it).
+    assert peaks == [_core.simulate(made["graph"], made["schedule"]).peak_bytes] * 2
     # The tags reach Inductor's kernels: the recomputations' among them. (On this small model
     # Inductor fuses no recomputation across stages without the rule either: the rule's
     # refusals are tested on stand-ins above.)

@@ -1,4 +1,5 @@
-"""Recomputations stay in their stage: a rule for what Inductor's scheduler may fuse.
+"""Inductor's kernels kept to remat's plan: what its scheduler may fuse, and where the CPU's
+C++ functions end.
 
 remat emits each recomputation where its schedule places it (partition.py). Inductor's
 scheduler then fuses kernels by its own measures, and a fused kernel runs at the place of the
@@ -14,11 +15,26 @@ a recomputation and together they run operations of more than one stage (the ope
 kernel runs being those whose values it writes, ``stages_of``). Fusions within a
 stage, and fusions of first computations across stages (what plain torch.compile fuses), are
 Inductor's own, and the choices in force before (the user's, if any) decide them. Operations
-without a tag (torch's own partitions, what Inductor's passes add) are not held back. The
-forward graph is left to Inductor: there the rule (as first measured, every origin of a
+without a tag (torch's own partitions, what Inductor's passes add) are not held back. In the
+forward graph this rule is not applied: there it (as first measured, every origin of a
 kernel counted) raised the benchmark's GRU at 70% (its forward peak 32.99 MB for 32.86), and
 lowered no other model's measured peak (docs/BENCHMARKS.md, "Recomputations kept in their
 stage").
+
+A second rule holds in the forward graph: the partitioner leaves on each emitted graph what
+its plan holds at each stage (``StageMemory``, ``MEMORY`` in the graph module's meta), and a
+fusion is refused when the fused kernel, which runs at its first part's stage, would hold the
+outputs of its later parts far enough ahead of their stages to go further above the plan's
+peak than either kernel alone (``raises_the_peak``). It does not count the buffers a fusion
+removes (a producer's output read only by the kernel it joins), and in the backward graph,
+where Inductor fuses gradient chains, refusing such fusions raised the benchmark's GRU at
+50% (docs/BENCHMARKS.md, "Kernels that hold what the plan holds"): there it is not applied.
+
+On the CPU, Inductor writes consecutive kernels into one C++ function until an extern kernel
+comes, allocating all their outputs before the call and freeing what they read last after it.
+While the backend compiles, a remat graph's function ends after each kernel that is the last
+reader of a buffer (``_flush_at_frees``), so that what the plan frees is freed before the next
+kernel allocates.
 
 The backend also turns off Inductor's reordering for peak memory (``reorder_for_peak_memory``,
 which the user's ``inductor_config`` may turn on again): the kernels keep remat's order. That
