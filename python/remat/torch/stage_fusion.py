@@ -154,6 +154,8 @@ def parts_of(snode: Any) -> list[tuple[int, int]]:
 
 
 def _written_bytes(buffer: Any) -> int:
+    """Bytes of the storage an Inductor buffer writes: a concatenation's whole, for a writer
+    into its slice."""
     from torch._inductor import ir
     from torch._inductor.virtualized import V
 
@@ -162,8 +164,11 @@ def _written_bytes(buffer: Any) -> int:
         buffer = getattr(getattr(layout.view, "data", None), "data", None)
         layout = getattr(buffer, "layout", None)
     if not isinstance(layout, ir.Layout):
-        return 0  # no storage of its own (a mutation, several outputs): nothing counted
-    elements = V.graph.sizevars.optimization_hint(layout.storage_size())
+        return 0  # no storage of its own (several outputs, none): nothing counted
+    try:
+        elements = V.graph.sizevars.optimization_hint(layout.storage_size())
+    except Exception:  # noqa: BLE001: a layout without a size (a mutation's): nothing counted
+        return 0
     return int(elements) * layout.dtype.itemsize
 
 
