@@ -155,8 +155,10 @@ def _backward_needs(joint: JointGraph, saved: set[int]):
             first_needed[u] = min(first_needed[u], v)
     for w in reversed(range(joint.loss)):
         if w not in saved and last_needed[w] > joint.loss:
+            # w is recomputed once, at its first backward need: its inputs are needed there,
+            # not until w's last reader (which held them through the backward before).
             for u in inputs_of[w]:
-                last_needed[u] = max(last_needed[u], last_needed[w])
+                last_needed[u] = max(last_needed[u], first_needed[w])
                 first_needed[u] = min(first_needed[u], first_needed[w])
     return saved, first_needed, last_needed
 
