@@ -289,10 +289,9 @@ def scheduler_node(*parts):
     return SimpleNamespace(get_nodes=lambda: made, get_name=lambda: "op")
 
 
-@pytest.mark.parametrize("backward", [True, False])
-def test_the_stage_rule_refuses_only_a_recomputation_across_stages(backward):
-    from torch._inductor.virtualized import V
-
+def recording_rule():
+    """The backend's fusion choices over choices that allow every fusion and record what they
+    were asked (the list returned)."""
     from remat.torch.stage_fusion import _StageBarrier
 
     asked = []
@@ -302,7 +301,14 @@ def test_the_stage_rule_refuses_only_a_recomputation_across_stages(backward):
             asked.append((node1, node2))
             return True
 
-    rule = _StageBarrier(Inner())
+    return _StageBarrier(Inner()), asked
+
+
+@pytest.mark.parametrize("backward", [True, False])
+def test_the_stage_rule_refuses_only_a_recomputation_across_stages(backward):
+    from torch._inductor.virtualized import V
+
+    rule, asked = recording_rule()
     recomputed_3 = scheduler_node((3, True), (3, False))
     first_5 = scheduler_node((5, False))
     cases = [

@@ -13,10 +13,9 @@ from torch._inductor import ir
 from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.virtualized import V
 
-from test_fusion import Origin
+from test_fusion import Origin, recording_rule
 
-from remat.torch.stage_fusion import (MEMORY, STAGE, StageMemory, _flush_at_frees,
-                                      _StageBarrier, parts_of)
+from remat.torch.stage_fusion import MEMORY, STAGE, StageMemory, _flush_at_frees, parts_of
 
 CPU = torch.device("cpu")
 
@@ -82,14 +81,7 @@ def test_a_part_writing_into_a_concatenation_counts_the_whole_concatenation():
 
 @pytest.mark.parametrize("backward", [False, True])
 def test_a_forward_fusion_that_holds_more_than_the_plans_peak_is_refused(backward):
-    asked = []
-
-    class Inner:
-        def can_fuse(self, scheduler, node1, node2, score):
-            asked.append((node1, node2))
-            return True
-
-    rule = _StageBarrier(Inner())
+    rule, asked = recording_rule()
     # The plan peaks at 1,000 bytes at stages 2-3, frees most of it at stage 4 and writes 300
     # bytes at stage 5.
     memory = StageMemory([100, 500, 1000, 1000, 200, 500], peak=1000)
