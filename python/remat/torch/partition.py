@@ -400,14 +400,14 @@ class RematPartition:
                 raise
             except Exception as error:  # noqa: BLE001: torch rejected remat's graphs: a bug
                 raise _report_internal(joint, len(self.plans), error) from error
+            # What the plan holds stage by stage: Inductor fuses no forward kernel that would
+            # hold more than its peak (stage_fusion.py).
+            forward.meta[MEMORY] = backward.meta[MEMORY] = StageMemory.of(graph, schedule,
+                                                                          operations)
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         mark = next(self._marks)
         mark_region(mark, forward, backward)
-        if partitions is None or planned.torch_budget is None:
-            # What the plan holds stage by stage: Inductor fuses no kernel that would hold
-            # more than its peak (stage_fusion.py).
-            forward.meta[MEMORY] = backward.meta[MEMORY] = StageMemory.of(graph, schedule)
         region = RegionPlan(plan=plan, graph=graph, schedule=schedule, forward_nodes=joint.loss,
                             saved_values=saved, seconds=seconds,
                             workspace_bytes=max(joint.workspace(), default=0),

@@ -83,13 +83,15 @@ class StageMemory:
             width *= 2
 
     @classmethod
-    def of(cls, graph: Any, schedule: Any) -> "StageMemory":
+    def of(cls, graph: Any, schedule: Any, operations: Sequence[tuple[str, int, int]]
+           ) -> "StageMemory":
+        """The plan of ``schedule`` on ``graph``, whose operations (``remat.build_plan``) are
+        given."""
         from remat import _core
 
         sim = _core.simulate(graph, schedule)
         live = [0] * len(graph.nodes)
-        for (_kind, stage, _v), after in zip(_core.build_plan(graph, schedule),
-                                             sim.live_bytes_after_op):
+        for (_kind, stage, _v), after in zip(operations, sim.live_bytes_after_op):
             live[stage] = max(live[stage], after)
         return cls(live, sim.peak_bytes)
 
@@ -212,12 +214,13 @@ class _StageBarrier:
         from torch._inductor.virtualized import V
 
         why = None
-        if V.graph.is_backward and moves_a_recomputation(node1, node2):
-            why = "remat: a recomputation stays in its stage"
-        memory = getattr(getattr(V.graph, "module", None), "meta", {}).get(MEMORY)
-        if why is None and memory is not None and not V.graph.is_backward and \
-                raises_the_peak(node1, node2, memory):
-            why = "remat: the fused kernel would hold more than the plan's peak"
+        if V.graph.is_backward:
+            if moves_a_recomputation(node1, node2):
+                why = "remat: a recomputation stays in its stage"
+        else:
+            memory = _plan_memory()
+            if memory is not None and raises_the_peak(node1, node2, memory):
+                why = "remat: the fused kernel would hold more than the plan's peak"
         if why is not None:
             from torch._inductor.scheduler import WhyNoFuse
 
@@ -236,14 +239,20 @@ def stage_barrier() -> Iterator[None]:
         yield
 
 
-def frees_memory() -> bool:
+def _plan_memory() -> Optional[StageMemory]:
+    """The StageMemory of the graph Inductor is compiling: None unless a remat plan's."""
+    from torch._inductor.virtualized import V
+
+    return getattr(getattr(V.graph, "module", None), "meta", {}).get(MEMORY)
+
+
+def _frees_memory() -> bool:
     """Whether the graph Inductor is writing code for is a remat plan's and the kernel just
     written is the last reader of a buffer."""
     from torch._inductor.virtualized import V
 
-    if MEMORY not in getattr(getattr(V.graph, "module", None), "meta", {}):
-        return False
-    return bool(getattr(V.graph.scheduler, "buffer_names_to_free", None))
+    return _plan_memory() is not None and \
+        bool(getattr(V.graph.scheduler, "buffer_names_to_free", None))
 
 
 @contextmanager
@@ -258,7 +267,7 @@ def _flush_at_frees() -> Iterator[None]:
     inner = CppScheduling.ready_to_flush
 
     def ready_to_flush(self: Any) -> bool:
-        return inner(self) or frees_memory()
+        return inner(self) or _frees_memory()
 
     CppScheduling.ready_to_flush = ready_to_flush
     try:
