@@ -16,7 +16,8 @@ import remat.torch
 from remat import _core
 from remat.torch.backend import _boxed_eager
 from remat.torch.partition import RematPartition
-from remat.torch.reference import held_until_of, min_cut_schedule, recomputed_runs
+from remat.torch.reference import (draws_randomness, held_until_of, min_cut_schedule,
+                                   recomputed_runs)
 from remat.torch.region import RegionSchedule
 
 import networks
@@ -177,6 +178,40 @@ def test_torchs_partition_never_recomputes_what_must_run_once():
     assert held_until_of(joint, set())[v] < last_readers(joint)[v]
     joint.once = {v}
     assert held_until_of(joint, set())[v] == last_readers(joint)[v]
+
+
+def test_a_plan_that_is_torchs_partition_drawing_randomness_again_runs_remats_graphs():
+    # torch's knob (activation_memory_budget below 1; at 0 here) recomputes a dropout in its
+    # backward graph, which draws another mask there: its gradients are not those of the
+    # forward that ran. A plan that is that partition runs remat's own graphs of the same
+    # schedule, whose backward recomputes the dropout from the forward's draw: the gradients
+    # are eager autograd's. (Running torch's graphs, the first layer's gradients differ.)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 64), nn.Tanh(), nn.Dropout(0.5), nn.Linear(64, 16))
+    x = torch.randn(32, 16)
+    eager = copy.deepcopy(model)
+    torch.manual_seed(5)
+    eager(x).pow(2).mean().backward()
+    made = {}
+
+    def plan(joint, partitions, _held):
+        graph = joint.to_graph([1.0] * len(joint), "flop")
+        knob = partitions.at(0.0)
+        made.update(torch_draws=draws_randomness(knob.backward),
+                    plain_draws=draws_randomness(partitions.at(1.0).backward))
+        return RegionSchedule(None, graph, min_cut_schedule(graph, joint, knob.saved),
+                              torch_budget=0.0)
+
+    partition = RematPartition(plan, min_cut_reference=True)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, dynamic=False, backend=aot_autograd(
+        fw_compiler=_boxed_eager, bw_compiler=_boxed_eager, partition_fn=partition))
+    torch.manual_seed(5)
+    compiled(x).pow(2).mean().backward()
+    assert made["torch_draws"], "torch's knob at 0 should recompute the dropout in backward"
+    assert not made["plain_draws"]
+    for a, b in zip(eager.parameters(), model.parameters()):
+        torch.testing.assert_close(b.grad, a.grad)
 
 
 class _Masked(nn.Module):

@@ -34,6 +34,7 @@ from remat import _core
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
+from remat.torch.reference import draws_randomness
 from remat.torch.stage_fusion import MEMORY, StageMemory, tag
 
 __all__ = ["schedule_modules", "RematPartition"]
@@ -386,10 +387,14 @@ class RematPartition:
         self.ledger[key] = joint.fixed_bytes + planned.kept_bytes
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started
-        if partitions is not None and planned.torch_budget is not None:
+        chosen = None if partitions is None or planned.torch_budget is None else \
+            partitions.at(planned.torch_budget)
+        if chosen is not None and not draws_randomness(chosen.backward):
             # The plan is torch's own partition (plain torch.compile's, or the knob's at a
-            # fraction): the region runs it as torch would.
-            chosen = partitions.at(planned.torch_budget)
+            # fraction): the region runs it as torch would. Not where torch's backward draws
+            # randomness: the knob may recompute a random operation there, with a fresh
+            # draw, and differentiate another dropout mask than the forward applied; remat's
+            # own graphs of the same schedule recompute it from the forward's draw.
             forward, backward = chosen.forward, chosen.backward
         else:
             operations = _core.build_plan(graph, schedule)

@@ -22,13 +22,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+import torch
 from torch import fx
 
 from remat import _core
 from remat.torch.joint import JointGraph
 
 __all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition", "saved_ids",
-           "held_until_of", "recomputed_runs", "min_cut_schedule"]
+           "held_until_of", "recomputed_runs", "min_cut_schedule", "draws_randomness"]
 
 
 @dataclass
@@ -65,6 +66,16 @@ def min_cut_partition(joint: JointGraph, joint_inputs: Any, num_fwd_outputs: int
     nodes = [originals[p.name] for p in backward.graph.find_nodes(op="placeholder")
              if p.name in originals]
     return MinCutPartition(saved_ids(joint, nodes), forward, backward, nodes)
+
+
+def draws_randomness(module: fx.GraphModule) -> bool:
+    """True when ``module`` runs an operation that draws from a random generator (a dropout, a
+    random tensor, Inductor's seed draw). In a backward graph of torch's, that is a forward
+    draw made again, with other random numbers: torch's knob recomputes random operations
+    (a min-cut partition at a budget below 1 may trade its ban on recomputing them away)."""
+    return any(node.op == "call_function" and
+               torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+               for node in module.graph.nodes)
 
 
 def saved_ids(joint: JointGraph, nodes: Sequence[fx.Node]) -> set[int]:
