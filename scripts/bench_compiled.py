@@ -16,13 +16,16 @@ backward pass); remat's measured peak over its asked budget, the parameters' gra
 subtracted where the step peaks in the backward (the plan does not count them; in the forward
 none exists yet);
 step time = the median of N steps, the contenders alternating step by step so that drift of a
-shared machine falls on all alike. Gradients: remat's compiled path against plain
-torch.compile (largest absolute difference), and the eager path (``remat.torch.wrap``) against
+shared machine falls on all alike. Gradients: remat's compiled path and the knob's against plain
+torch.compile, the same seed before each (largest absolute difference; the tables give it as a
+fraction of plain's largest gradient, and call it wrong above WRONG_GRADIENT: the knob's
+backward may draw another dropout mask than its forward applied), and the eager path (``remat.torch.wrap``) against
 ``loss.backward()`` (bit-identical or not). Ratios are against plain torch.compile of the same
 run. The capture and plan time of a ResNet-18-sized model (batch 32, 224x224) is the last row.
 
 Usage: .venv/bin/python scripts/bench_compiled.py [--quick] [--out results.json]
            [--device cpu|cuda] [--steps 5] [--strategy local-search] [--fusion on|off]
+           [--dropout P]
 """
 
 from __future__ import annotations
@@ -207,12 +210,16 @@ def bench_model(name, model, loss_fn, inputs, fractions, args, device):
     torch.manual_seed(2)
     run_step(plain, loss_fn, inputs)()
     plain_grads = grads(plain_net)
+    largest = max(float(g.abs().max()) for g in plain_grads)
 
     if not args.no_eager_path:
         rows.append(eager_path_row(name, model, loss_fn, inputs, args))
     rows += [budget_row(name, model, loss_fn, inputs, fraction, args, device, plain,
                         (plain_peak, plain_phase),
                         plain_compile_s, plain_grads) for fraction in fractions]
+    for row in rows:
+        if "fraction" in row:
+            row["plain_grad_max"] = largest
     return rows
 
 
@@ -370,8 +377,8 @@ def print_tables(path: str) -> None:
     print("| model | fraction | remat budget (+ workspace) MB | remat predicted MB (Inductor's "
           "estimate) | remat "
           "measured MB (x plain), where | x budget | knob measured MB (x plain) | remat step (x "
-          "plain) | knob step (x plain) | remat compile s (plan s) | max grad diff | remat plan "
-          "(nodes) |")
+          "plain) | knob step (x plain) | remat compile s (plan s) | max grad diff remat / knob "
+          "(x plain's largest) | remat plan (nodes) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "fraction" not in r:
@@ -386,7 +393,7 @@ def print_tables(path: str) -> None:
                      + (f", {r['remat_peak_phase']}" if r.get("remat_peak_phase") else ""),
                      f"{r['remat_step_s'] * 1e3:.1f} ms ({r['remat_step_s'] / plain_s:.2f}x)",
                      f"{r['remat_compile_s']:.1f} ({r['remat_seconds_planning']:.1f})",
-                     f"{r['remat_grad_max_difference']:.1e}",
+                     _grad_difference(r, "remat"),
                      "; ".join(p.split(":")[0] for p in r["remat_plan"]) +
                      f" ({r.get('remat_nodes', '?')})" + _attempts(r))
         else:
@@ -397,6 +404,7 @@ def print_tables(path: str) -> None:
         if "knob_peak_bytes" in r:
             knob = (f"{mb(r['knob_peak_bytes'])} ({r['knob_peak_bytes'] / plain_peak:.2f}x)",
                     f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)")
+            remat = (*remat[:5], f"{remat[5]} / {_grad_difference(r, 'knob')}", remat[6])
         print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
               f"{over} | {knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | "
               f"{remat[6]} |")
@@ -413,6 +421,22 @@ def print_tables(path: str) -> None:
     for model, (peak, step_s, compile_s) in base.items():
         print(f"- {model}: plain torch.compile peaks at {mb(peak)} MB, {step_s * 1e3:.1f} ms "
               f"per step (first step with compilation {compile_s:.1f} s)")
+
+
+def _grad_difference(row: dict, who: str) -> str:
+    """``who``'s largest gradient difference from plain torch.compile, as a fraction of
+    plain's largest gradient where the row has it (absolute in runs before it did); marked
+    **wrong** above WRONG_GRADIENT."""
+    difference = row[f"{who}_grad_max_difference"]
+    if "plain_grad_max" not in row:
+        return f"{difference:.1e}"
+    relative = difference / row["plain_grad_max"]
+    return f"**{relative:.1e}, wrong**" if relative > WRONG_GRADIENT else f"{relative:.1e}"
+
+
+# A gradient further from plain torch.compile's than this fraction of its largest element is
+# not rounding: float32 reorderings move the benchmark's gradients by 1e-5 of it at most.
+WRONG_GRADIENT = 1e-3
 
 
 def print_summary(rows: list) -> None:
@@ -455,6 +479,9 @@ def main() -> None:
                         help="remat plans Inductor's fused graph (the default) or every "
                              "operation of the joint graph")
     parser.add_argument("--models", default="vit,unet,gru")
+    parser.add_argument("--dropout", type=float, default=None,
+                        help="the probability of every nn.Dropout of the models (the GRU's "
+                             "is 0.1)")
     parser.add_argument("--fractions", default="1,0.7,0.5,0.3")
     parser.add_argument("--skip-resnet", action="store_true")
     parser.add_argument("--no-eager-path", action="store_true",
@@ -485,6 +512,10 @@ def main() -> None:
     fractions = [float(f) for f in args.fractions.split(",")]
     for name, (model, loss_fn, inputs) in models(args.quick, device,
                                                  args.models.split(",")).items():
+        if args.dropout is not None:
+            for module in model.modules():
+                if isinstance(module, nn.Dropout):
+                    module.p = args.dropout
         results["rows"] += bench_model(name, model, loss_fn, inputs, fractions, args, device)
         save()
     if args.summary:
