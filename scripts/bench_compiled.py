@@ -20,8 +20,9 @@ shared machine falls on all alike. Gradients: remat's compiled path and the knob
 torch.compile, the same seed before each (largest absolute difference; the tables give it as a
 fraction of plain's largest gradient, and call it wrong above WRONG_GRADIENT: the knob's
 backward may draw another dropout mask than its forward applied), and the eager path
-(``remat.torch.wrap``) against ``loss.backward()`` (bit-identical or not). Ratios are against plain torch.compile of the same
-run. The capture and plan time of a ResNet-18-sized model (batch 32, 224x224) is the last row.
+(``remat.torch.wrap``) against ``loss.backward()`` (bit-identical or not). Ratios are against plain
+torch.compile of the same run. The capture and plan time of a ResNet-18-sized model (batch 32,
+224x224) is the last row.
 
 Usage: .venv/bin/python scripts/bench_compiled.py [--quick] [--out results.json]
            [--device cpu|cuda] [--steps 5] [--strategy local-search] [--fusion on|off]
