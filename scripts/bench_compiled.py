@@ -145,21 +145,25 @@ def step_peak(fn, device: torch.device) -> tuple[int, str]:
     return peak_and_phase_of(fn)
 
 
-def alternating_times(fns: dict, steps: int, device: torch.device) -> dict:
-    """Median seconds per step of each fn after one warm-up step each, the fns taking turns
-    step by step."""
+def alternating_times(fns: dict, steps: int, device: torch.device,
+                      rounds: int = 1) -> tuple[dict, dict]:
+    """Seconds per step of each fn after one warm-up step each, the fns taking turns step by
+    step, in ``rounds`` rounds of ``steps`` steps: the median over all steps, and each round's
+    median."""
     sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     for fn in fns.values():
         fn()
-    samples = {k: [] for k in fns}
-    for _ in range(steps):
-        for k, fn in fns.items():
-            sync()
-            start = time.perf_counter()
-            fn()
-            sync()
-            samples[k].append(time.perf_counter() - start)
-    return {k: statistics.median(v) for k, v in samples.items()}
+    samples = {k: [[] for _ in range(rounds)] for k in fns}
+    for r in range(rounds):
+        for _ in range(steps):
+            for k, fn in fns.items():
+                sync()
+                start = time.perf_counter()
+                fn()
+                sync()
+                samples[k][r].append(time.perf_counter() - start)
+    return ({k: statistics.median([t for round_ in v for t in round_]) for k, v in samples.items()},
+            {k: [statistics.median(round_) for round_ in v] for k, v in samples.items()})
 
 
 def grads(model):
@@ -318,9 +322,10 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
     if knob is not None:
         fns["knob"] = run_step(knob, loss_fn, inputs)
     # All are compiled: Dynamo does not guard on the knob's setting, so none compiles again.
-    times = alternating_times(fns, args.steps, device)
+    times, by_round = alternating_times(fns, args.steps, device, args.rounds)
     for k, v in times.items():
         row[f"{k}_step_s"] = v
+        row[f"{k}_round_step_s"] = by_round[k]
     report(row)
     return row
 
@@ -404,7 +409,8 @@ def print_tables(path: str) -> None:
         knob = ("-", "-")
         if "knob_peak_bytes" in r:
             knob = (f"{mb(r['knob_peak_bytes'])} ({r['knob_peak_bytes'] / plain_peak:.2f}x)",
-                    f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)")
+                    f"{r['knob_step_s'] * 1e3:.1f} ms ({r['knob_step_s'] / plain_s:.2f}x)"
+                    + _round_ratios(r))
             remat = (*remat[:5], f"{remat[5]} / {_grad_difference(r, 'knob')}", remat[6])
         print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
               f"{over} | {knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | "
@@ -422,6 +428,16 @@ def print_tables(path: str) -> None:
     for model, (peak, step_s, compile_s) in base.items():
         print(f"- {model}: plain torch.compile peaks at {mb(peak)} MB, {step_s * 1e3:.1f} ms "
               f"per step (first step with compilation {compile_s:.1f} s)")
+
+
+def _round_ratios(row: dict) -> str:
+    """remat's step over the knob's in each round (--rounds), lowest to highest; "" with one
+    round or no remat."""
+    remat, knob = row.get("remat_round_step_s", []), row.get("knob_round_step_s", [])
+    if len(remat) < 2 or len(remat) != len(knob):
+        return ""
+    ratios = sorted(a / b for a, b in zip(remat, knob))
+    return f"; remat / knob by round {ratios[0]:.2f}-{ratios[-1]:.2f}x"
 
 
 def _grad_difference(row: dict, who: str) -> str:
@@ -468,6 +484,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--out", default="", help="write every row as JSON here")
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds of --steps alternating steps: the tables give remat's "
+                             "step over the knob's in each round's medians, lowest to highest")
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--strategy", default="local-search")
     parser.add_argument("--device", default="cpu")
