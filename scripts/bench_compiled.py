@@ -26,7 +26,7 @@ torch.compile of the same run. The capture and plan time of a ResNet-18-sized mo
 
 Usage: .venv/bin/python scripts/bench_compiled.py [--quick] [--out results.json]
            [--device cpu|cuda] [--steps 5] [--strategy local-search] [--fusion on|off]
-           [--dropout P]
+           [--dropout P] [--rounds R]
 """
 
 from __future__ import annotations
