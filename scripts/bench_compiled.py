@@ -122,6 +122,10 @@ def models(quick: bool, device: torch.device, names=("vit", "unet", "gru")):
 # With --summary the rows' JSON lines are not printed, only the summary tables.
 QUIET = False
 
+# A gradient further from plain torch.compile's than this fraction of its largest element is
+# not rounding: float32 reorderings move the benchmark's gradients by 1e-5 of it at most.
+WRONG_GRADIENT = 1e-3
+
 
 def report(row: dict) -> None:
     if not QUIET:
@@ -449,11 +453,6 @@ def _grad_difference(row: dict, who: str) -> str:
         return f"{difference:.1e}"
     relative = difference / row["plain_grad_max"]
     return f"**{relative:.1e}, wrong**" if relative > WRONG_GRADIENT else f"{relative:.1e}"
-
-
-# A gradient further from plain torch.compile's than this fraction of its largest element is
-# not rounding: float32 reorderings move the benchmark's gradients by 1e-5 of it at most.
-WRONG_GRADIENT = 1e-3
 
 
 def print_summary(rows: list) -> None:

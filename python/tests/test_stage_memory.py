@@ -38,7 +38,7 @@ def test_a_later_parts_output_is_held_from_the_first_parts_stage():
     assert memory.excess([(1, 8)]) == -40  # one stage: nothing moves
     # A part of stage 3 that writes 20 bytes, run at stage 0: held over stages 0-2.
     assert memory.excess([(0, 1), (3, 20)]) == 40 + 20 - 40
-    # Run from stage 2, the part is ahead of the plan over stage 2 only: 40 + 20.
+    # Run from stage 2, the part is ahead of the plan over stage 2 only: 40 + 20 held there.
     assert memory.excess([(2, 1), (3, 20)]) == 20
     # Only the part of stage 3 is ahead of the plan from stage 1 on; from stage 0 both are.
     assert memory.excess([(0, 1), (1, 30), (3, 2)]) == max(10 + 32, 40 + 2) - 40
