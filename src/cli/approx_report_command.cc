@@ -253,12 +253,17 @@ void RunApproxReport(const ApproxOptions& options, int& exit_code) {
   if (!options.plot_path.empty()) {
     FindGnuplot();
   }
+  const TimeLeft command(0);  // from the start: loading the model is part of the limit
   const LoadedGraph loaded = LoadGraphSource(options.source);
   const Graph& graph = loaded.graph;
   const StrategyResult no_remat = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
   const std::vector<int64_t> budgets = ResolveBudgetGrid(options.range, graph, no_remat.peak_bytes);
-  ProgressLine progress("approx-report", SweepWorkItems(budgets.size(), kStrategies.size(), true),
-                        ProgressWanted(options.quiet));
+  const size_t runs = SweepWorkItems(budgets.size(), kStrategies.size(), true);
+  // --time-limit for each strategy run and bound (docs/cli.md).
+  const DeadlineScope deadline(
+      CommandSecondsLeft(command, options.solver.time_limit_s * static_cast<double>(runs)),
+      /*stoppable=*/false);
+  ProgressLine progress("approx-report", runs, ProgressWanted(options.quiet));
   const std::vector<SweepPoint> points =
       RunBudgetSweep(graph, budgets, kStrategies, options.solver, true, progress.Hooks());
   if (options.json) {

@@ -203,6 +203,9 @@ void RunMaxBatch(const MaxBatchOptions& options, int& exit_code) {
     FindGnuplot();
   }
   const int64_t memory_bytes = ParseMemory(options);
+  // --total-time-limit holds for the whole search, building each batch's model included.
+  const DeadlineScope deadline(CommandSecondsLeft(TimeLeft(0), options.total_time_limit_s),
+                               /*stoppable=*/false);
   MaxBatchSearch search(ZooBatchBuilder(options),
                         {.memory_bytes = memory_bytes, .settings = options.solver,
                          .max_overhead = options.max_overhead, .max_batch = options.max_batch,

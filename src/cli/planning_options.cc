@@ -2,6 +2,7 @@
 #include "cli/planning_options.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,11 @@
 #include "core/graph_json.h"
 
 namespace remat {
+
+double CommandSecondsLeft(const TimeLeft& command, double total_s) {
+  if (!(total_s > 0)) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, total_s - command.Elapsed());
+}
 
 void AddBudgetRangeOptions(CLI::App& command, BudgetRange& range) {
   command.add_option("--points", range.points,

@@ -12,8 +12,15 @@
 #include "planning/budget_sweep.h"
 #include "planning/plan_report.h"
 #include "planning/strategy_runner.h"
+#include "planning/time_left.h"
 
 namespace remat {
+
+// What is left of a command's whole time limit `total_s` (a sum of --time-limit per run, or
+// --total-time-limit), counted from `command`'s start, for the command's DeadlineScope
+// (core/cancellation.h): every strategy, bound and search it runs keeps that deadline.
+// Infinity when `total_s` is not positive (no limit).
+double CommandSecondsLeft(const TimeLeft& command, double total_s);
 
 // Adds --points, --from and --to.
 void AddBudgetRangeOptions(CLI::App& command, BudgetRange& range);

@@ -210,12 +210,19 @@ void SaveSchedule(const SolveOptions& options, const Graph& graph, const PlanRep
 }
 
 void RunSolve(const SolveOptions& options, int& exit_code) {
+  const TimeLeft command(0);  // from the start: loading the model is part of the limit
   CheckOutputPath("-o", options.output_path, options.source.Files());
   const LoadedGraph loaded = LoadGraphSource(options.source);
   const Graph& graph = loaded.graph;
   const std::vector<std::string> names = ParseStrategyList(options.strategies, graph);
   SolverSettings settings = options.solver;
   settings.progress = !options.quiet && ::isatty(STDERR_FILENO);
+  // --time-limit for each strategy, for the bound and for the smallest-budget search: the
+  // command's whole work, loading included, keeps their sum (docs/cli.md).
+  const int runs = static_cast<int>(names.size()) + (options.lower_bound ? 1 : 0) +
+                   (IsMinBudget(options.budget.budget_text) ? 1 : 0);
+  const DeadlineScope deadline(CommandSecondsLeft(command, settings.time_limit_s * runs),
+                               /*stoppable=*/false);
   const PlanReport report =
       PlanAtBudget(graph, ToBudgetRequest(options.budget, options.source, loaded),
                    {.strategies = names, .settings = settings, .lower_bound = options.lower_bound});

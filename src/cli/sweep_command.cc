@@ -176,6 +176,7 @@ void RunSweep(const SweepOptions& options, int& exit_code) {
   if (!options.plot_path.empty()) {
     FindGnuplot();  // fail before the long part
   }
+  const TimeLeft command(0);  // from the start: loading the model is part of the limit
   const LoadedGraph loaded = LoadGraphSource(options.source);
   const Graph& graph = loaded.graph;
   SweepResult sweep;
@@ -186,9 +187,14 @@ void RunSweep(const SweepOptions& options, int& exit_code) {
   sweep.min_peak_bytes = MinimumPeakLowerBound(graph);
   const std::vector<int64_t> budgets =
       ResolveBudgetGrid(options.range, graph, sweep.no_remat.peak_bytes);
-  ProgressLine progress("sweep",
-                        SweepWorkItems(budgets.size(), sweep.strategies.size(), options.lower_bound),
-                        ProgressWanted(options.quiet));
+  const size_t runs = SweepWorkItems(budgets.size(), sweep.strategies.size(), options.lower_bound);
+  // --total-time-limit, else --time-limit for each strategy run and bound (docs/cli.md).
+  const DeadlineScope deadline(
+      CommandSecondsLeft(command, options.total_time_limit_s > 0
+                                      ? options.total_time_limit_s
+                                      : options.solver.time_limit_s * static_cast<double>(runs)),
+      /*stoppable=*/false);
+  ProgressLine progress("sweep", runs, ProgressWanted(options.quiet));
   sweep.points = RunBudgetSweep(graph, budgets, sweep.strategies, options.solver,
                                 options.lower_bound, progress.Hooks(), options.total_time_limit_s);
   if (options.json) {

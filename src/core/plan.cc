@@ -1,6 +1,8 @@
 // Lowering of a staged schedule to an operation list (docs/design.md §3).
 #include "core/plan.h"
 
+#include "core/cancellation.h"
+
 namespace remat {
 
 const char* OpKindName(OpKind kind) {
@@ -28,8 +30,10 @@ Plan BuildPlan(const Graph& graph, const Schedule& schedule) {
   }
   std::vector<bool> live(n, false);
   std::vector<int32_t> last_use(n, -1);
+  DeadlineCheck deadline;  // a strategy out of time abandons this schedule
 
   for (int32_t t = 0; t < n; ++t) {
+    deadline.Step(1 + static_cast<int64_t>(rows[t].size()));
     const std::vector<int32_t>& computed = rows[t];
     // last_use[u]: the last position in this stage whose node reads u.
     for (int32_t v : computed) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
+
 namespace remat {
 namespace {
 
@@ -39,7 +41,9 @@ std::vector<std::string> CheckSchedule(const Graph& graph, const Schedule& sched
   // Problems are found node by node and reported in stage order.
   std::vector<std::pair<int32_t, std::string>> found;
   auto name = [&](int32_t i) { return fmt::format("node {} ('{}')", i, graph.node(i).name); };
+  DeadlineCheck deadline;  // a strategy out of time abandons this schedule
   for (int32_t i = 0; i < n; ++i) {
+    deadline.Step(1 + static_cast<int64_t>(R.Runs(i).size() + S.Runs(i).size()));
     // Frontier-advancing: stage i computes node i, no stage before i computes it, and it is
     // held only after stage i.
     if (!R.Get(i, i)) {

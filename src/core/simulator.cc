@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "core/errors.h"
 
 namespace remat {
@@ -25,7 +26,9 @@ SimulationResult Simulate(const Graph& graph, const Plan& plan) {
                                     OpKindName(op.kind), op.node, graph.node(op.node).name,
                                     op.stage, what));
   };
+  DeadlineCheck deadline;  // a strategy out of time abandons this schedule
   for (size_t k = 0; k < plan.size(); ++k) {
+    deadline.Step();
     const Op& op = plan[k];
     if (op.node < 0 || op.node >= n || op.stage < 0 || op.stage >= n) {
       throw InternalError(fmt::format("plan operation {} names node {} in stage {}, outside the "

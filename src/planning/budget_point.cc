@@ -56,11 +56,17 @@ BudgetPointResult PlanOneBudget(const Graph& graph, int64_t budget_bytes,
     if (optimal_asked && !shared.heuristic && !total.Spent() && !CancelRequested()) {
       // Optimal's start, computed now so that the bound knows the cost it must prove.
       const TimeLeft timer(0);
-      shared.heuristic = BestHeuristic(
-          graph, budget_bytes,
-          {.time_limit_s = total.Cap(std::min(30.0, settings.time_limit_s / 4), 1.0),
-           .evicted = shared.evicted, .known = shared.known});
-      if (!shared.best || IsBetter(*shared.heuristic, *shared.best)) shared.best = shared.heuristic;
+      try {
+        shared.heuristic = BestHeuristic(
+            graph, budget_bytes,
+            {.time_limit_s = total.Cap(std::min(30.0, settings.time_limit_s / 4), 1.0),
+             .evicted = shared.evicted, .known = shared.known});
+        if (!shared.best || IsBetter(*shared.heuristic, *shared.best)) {
+          shared.best = shared.heuristic;
+        }
+      } catch (const TimeLimitReached&) {
+        // No start in its share of the time: optimal computes its own.
+      }
       start_s = timer.Elapsed();
     }
     step("lower bound");

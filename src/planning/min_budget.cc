@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 
 #include <fmt/format.h>
@@ -58,7 +59,18 @@ double MinBudget::gap() const {
 MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options) {
   const auto begin = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - begin).count(); };
-  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - elapsed(); };
+  // The search's deadline (core/cancellation.h): each step below that is still building or
+  // simulating a schedule there abandons it, and the steps after it find no time left.
+  const DeadlineScope deadline(options.time_limit_s);
+  auto left = [&] { return std::min(SecondsLeft(), options.time_limit_s - elapsed()); };
+  std::vector<std::string> notes;
+  auto stoppable = [&](const std::function<void()>& step) {
+    try {
+      step();
+    } catch (const TimeLimitReached&) {
+      notes.push_back("a step stopped at the time limit");
+    }
+  };
   MinBudget result;
   result.lower_bound_bytes = MinimumPeakLowerBound(graph);
   result.bound_source = "a node and its inputs";
@@ -67,7 +79,6 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     result.lower_bound_bytes = last_input;
     result.bound_source = "a node's inputs while the last of them is computed";
   }
-  std::vector<std::string> notes;
   // 0. The pending-set game, deepened while a share of the time lasts.
   {
     const PendingSetBound game = PendingSetPeakLowerBound(
@@ -81,8 +92,12 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     notes.push_back(fmt::format("pending-set bound {} steps deep{} ({:.1f} s)", game.depth,
                                 game.timed_out ? ", stopped at its time" : "", elapsed()));
   }
-  // Every schedule counts by its own peak; among equal peaks the cheaper is kept.
-  result.schedule = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  // Every schedule counts by its own peak; among equal peaks the cheaper is kept. The search's
+  // answer when nothing else is found: computed whole, whatever the time.
+  {
+    const DeadlineScope whole(std::numeric_limits<double>::infinity(), /*stoppable=*/false);
+    result.schedule = CheckpointAll(graph, std::numeric_limits<int64_t>::max());
+  }
   result.found_by = "no rematerialization";
   auto consider = [&](const StrategyResult& r, const std::string& how) {
     if (r.peak_bytes < result.schedule.peak_bytes ||
@@ -95,10 +110,12 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   // The other extreme: nothing held from one stage to the next, every stage recomputing what
   // it needs (quadratic work, so only on graphs where that stays cheap).
   if (graph.size() <= kHoldNothingMaxNodes) {
+    stoppable([&] {
     consider(EvaluateSchedule(graph, "hold nothing",
                               ScheduleFromCheckpoints(graph, StageMatrix(graph.size(), graph.size())),
                               std::numeric_limits<int64_t>::max(), "no value held across stages"),
              "holding nothing across stages");
+    });
   }
 
   // 1. The baselines asked for the least budget (the bound): each returns its lowest-peak
@@ -106,14 +123,17 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   // bisected over budgets: a fit lowers the top to its peak, a miss raises the floor of the
   // search (not of the bound: a heuristic's miss proves nothing).
   int32_t tries = 0;
-  for (const StrategySpec& spec : BaselineStrategies()) {
-    if (left() <= 0.8 * options.time_limit_s) break;
-    if (!spec.applies(graph)) continue;
-    consider(spec.run(graph, result.lower_bound_bytes),
-             fmt::format("{} asked for {} B", spec.name, result.lower_bound_bytes));
-    ++tries;
-  }
-  {
+  stoppable([&] {
+    const DeadlineScope baselines(left() - 0.8 * options.time_limit_s);
+    for (const StrategySpec& spec : BaselineStrategies()) {
+      if (DeadlinePassed()) break;
+      if (!spec.applies(graph)) continue;
+      consider(spec.run(graph, result.lower_bound_bytes),
+               fmt::format("{} asked for {} B", spec.name, result.lower_bound_bytes));
+      ++tries;
+    }
+  });
+  stoppable([&] {
     int64_t lo = result.lower_bound_bytes;
     while (!Close(lo, best_peak()) && left() > 0.7 * options.time_limit_s) {
       const int64_t mid = lo + (best_peak() - lo) / 2;
@@ -129,9 +149,8 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
                fmt::format("local-search at a budget of {} B", below));
       ++tries;
     }
-    notes.push_back(fmt::format("{} baseline and heuristic runs ({:.1f} s)", tries,
-                                elapsed()));
-  }
+  });
+  notes.push_back(fmt::format("{} baseline and heuristic runs ({:.1f} s)", tries, elapsed()));
 
   // 2. The bound: the LP relaxation is infeasible below some budget; bisect for it while its
   // model fits the time (a third of what is left).
@@ -171,7 +190,7 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
   // 3. The MILP itself decides budgets exactly on models small enough: bisected between the
   // bound and the best peak, a solution is a schedule peaking lower, a proof of infeasibility a
   // higher bound. It stops at the first budget it cannot decide in its time.
-  {
+  stoppable([&] {
     const int64_t columns = EstimateCheckmateColumns(graph);
     int32_t solves = 0, found = 0, proven = 0;
     std::string stopped;
@@ -216,11 +235,11 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
       notes.push_back(fmt::format("{} MILP solves bisected ({} schedules, {} proofs){}", solves,
                                   found, proven, stopped));
     }
-  }
+  });
 
   // 4. Window repair on the elastic model at budgets below the best peak: a repaired schedule
   // fits a budget no heuristic reached. The target halves the distance to the bound each time.
-  {
+  stoppable([&] {
     int32_t repairs = 0, repaired = 0;
     int64_t lo = result.lower_bound_bytes;
     // A repair needs more than a second (RepairByWindows keeps one in reserve).
@@ -241,7 +260,7 @@ MinBudget FindMinimumBudget(const Graph& graph, const MinBudgetOptions& options)
     }
     notes.push_back(fmt::format("{} window repairs below the best peak, {} fitted", repairs,
                                 repaired));
-  }
+  });
   result.peak_bytes = result.schedule.peak_bytes;
   result.lower_bound_bytes = std::min(result.lower_bound_bytes, result.peak_bytes);
   result.schedule.status = FitStatus::kFits;  // at its own peak, the smallest budget found

@@ -97,10 +97,31 @@ bool StrategyApplies(const std::string& name, const Graph& graph) {
 
 StrategyRow RunStrategy(const std::string& name, const Graph& graph, int64_t budget_bytes,
                         const SolverSettings& settings, SharedWork* shared) {
-  StrategyRow row = RunOne(name, graph, budget_bytes, settings, shared);
-  if (shared != nullptr && row.result) {
+  const auto start = std::chrono::steady_clock::now();
+  StrategyRow row;
+  try {
+    // Every strategy keeps its limit through the one mechanism of core/cancellation.h: its
+    // loops stop at this deadline with what they have, and a schedule still being built or
+    // simulated then is abandoned.
+    const DeadlineScope deadline(settings.time_limit_s);
+    row = RunOne(name, graph, budget_bytes, settings, shared);
+  } catch (const TimeLimitReached&) {
+    row = StrategyRow{
+        .strategy = name,
+        .solver_status = SolveStatusName(SolveStatus::kTimeLimitNoSolution),
+        .seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        .note = CancelRequested() ? "cancelled"
+                                  : fmt::format("the time limit ({:.3g} s) came before it had "
+                                                "a schedule",
+                                                settings.time_limit_s)};
+  }
+  if (shared != nullptr) {
+    // Optimal out of time before a schedule of its own answers with its start.
     if (name == "optimal" && shared->best) KeepTheBetterStart(*shared->best, row);
-    if (!shared->best || IsBetter(*row.result, *shared->best)) shared->best = row.result;
+    if (row.result && (!shared->best || IsBetter(*row.result, *shared->best))) {
+      shared->best = row.result;
+    }
   }
   // Against its own bound until a report knows a better one (plan_report.cc settles again).
   SettleSolverStatus(row, row.own_bound, settings.relative_gap);
@@ -118,7 +139,6 @@ StrategyRow RunOne(const std::string& name, const Graph& graph, int64_t budget_b
   if (const StrategySpec* spec = FindBaseline(name)) {
     StrategyRow row;
     row.strategy = name;
-    const DeadlineScope deadline(settings.time_limit_s);
     row.result = spec->run(graph, budget_bytes);
     row.seconds = seconds();
     return row;

@@ -1,21 +1,24 @@
 // Seconds left of a total time limit shared by several runs: Python's time_limit_s of a plan,
-// the evaluation verbs' --total-time-limit.
+// the evaluation verbs' --total-time-limit. Never more than the calling thread's deadline
+// leaves (core/cancellation.h): a command's limit holds for everything it runs.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
 
+#include "core/cancellation.h"
+
 namespace remat {
 
-// Counted from construction; unlimited (infinity left) when the total is not positive.
 class TimeLeft {
  public:
   explicit TimeLeft(double total_s) : total_s_(total_s) {}
+  // Counted from construction; unlimited (only the thread's deadline) when the total is not
+  // positive.
   double Left() const {
-    if (total_s_ <= 0) return std::numeric_limits<double>::infinity();
-    return total_s_ -
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+    if (total_s_ <= 0) return SecondsLeft();
+    return std::min(SecondsLeft(), total_s_ - Elapsed());
   }
   bool Spent() const { return Left() <= 0; }
   // Seconds since construction.

@@ -253,7 +253,7 @@ CoveringModel BuildCovering(const Graph& graph, int64_t budget_bytes, double cos
     if (deficit[t] > 0 && !chosen[t]) ++model.rows_left_out;
     if (chosen[t] && model.truncated_at < 0 &&
         model.lp.num_rows() % 64 == 0 &&
-        (std::chrono::steady_clock::now() > deadline || CancelRequested())) {
+        (std::chrono::steady_clock::now() > deadline || DeadlinePassed())) {
       // Past the deadline (read every 64 rows) no more rows are built: rows left out only
       // weaken the bound, which stays valid.
       model.truncated_at = t;

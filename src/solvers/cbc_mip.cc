@@ -197,7 +197,8 @@ SolverOutput SolveMipWithCbc(const LinearModel& model, const std::vector<double>
   double last_incumbent_s = 0;
   char chunk[1 << 16];
   while (!finished) {
-    const double left_s = deadline_s - elapsed();
+    // The caller's deadline (core/cancellation.h) kills the child too, keeping the incumbent.
+    const double left_s = std::min(deadline_s - elapsed(), SecondsLeft());
     cancelled = CancelRequested();
     impatient = options.patience_s > 0 && elapsed() - last_incumbent_s > 2 * options.patience_s;
     if (left_s <= 0 || cancelled || impatient) {

@@ -121,22 +121,35 @@ void SolveWholeMilp(const Graph& graph, int64_t budget_bytes, const OptimalOptio
 void ChooseStart(const Graph& graph, int64_t budget_bytes, const OptimalOptions& options,
                  double time_limit_s, std::optional<StrategyResult>& start,
                  std::optional<StrategyResult>& over) {
-  const auto begin = std::chrono::steady_clock::now();
-  start = options.heuristic ? *options.heuristic
-                            : BestHeuristic(graph, budget_bytes, {.time_limit_s = time_limit_s});
-  if (options.candidate_start && IsBetter(*options.candidate_start, *start)) {
+  const DeadlineScope deadline(time_limit_s);
+  if (options.heuristic) {
+    start = *options.heuristic;
+  } else {
+    try {
+      start = BestHeuristic(graph, budget_bytes, {.time_limit_s = SecondsLeft()});
+    } catch (const TimeLimitReached&) {
+      // No heuristic schedule in the time: the known candidate, if any, is the start.
+    }
+  }
+  if (options.candidate_start && (!start || IsBetter(*options.candidate_start, *start))) {
     start = options.candidate_start;
   }
   // The LP rounding, when its model fits the time left: it often starts lower on models whose
   // heuristics stall (docs/solvers.md, "optimal").
-  const double left_s = time_limit_s - std::chrono::duration<double>(
-                                           std::chrono::steady_clock::now() - begin).count();
-  if (options.rounding_start && !CancelRequested() &&
+  const double left_s = SecondsLeft();
+  if (options.rounding_start && !DeadlinePassed() &&
       LpFitsTime(EstimateCheckmateColumns(graph), left_s)) {
-    OptimizerResult rounded =
-        SolveApproxDeterministic(graph, budget_bytes, {.lp = {.time_limit_s = left_s}});
-    if (rounded.schedule && IsBetter(*rounded.schedule, *start)) start = rounded.schedule;
+    try {
+      OptimizerResult rounded =
+          SolveApproxDeterministic(graph, budget_bytes, {.lp = {.time_limit_s = left_s}});
+      if (rounded.schedule && (!start || IsBetter(*rounded.schedule, *start))) {
+        start = rounded.schedule;
+      }
+    } catch (const TimeLimitReached&) {
+      // The rounding's schedule was abandoned at the deadline; the heuristics' start stays.
+    }
   }
+  if (!start) return;
   if (start->status != FitStatus::kFits) {
     over = std::move(start);
     start.reset();
@@ -258,7 +271,8 @@ OptimizerResult SearchOptimal(const Graph& graph, int64_t budget_bytes,
   const std::function<double()> elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
-  auto left = [&] { return CancelRequested() ? 0.0 : limit - elapsed(); };  // none once cancelled
+  // The caller's deadline (core/cancellation.h) holds too; none left once cancelled.
+  auto left = [&] { return std::min(SecondsLeft(), limit - elapsed()); };
   OptimizerResult result;
   result.strategy = "optimal";
   if (MinimumPeakLowerBound(graph) > budget_bytes) {

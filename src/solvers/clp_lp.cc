@@ -19,7 +19,7 @@ class CancelHandler : public ClpEventHandler {
  public:
   using ClpEventHandler::ClpEventHandler;
   ClpEventHandler* clone() const override { return new CancelHandler(*this); }
-  int event(Event which) override { return which == endOfIteration && CancelRequested() ? 0 : -1; }
+  int event(Event which) override { return which == endOfIteration && DeadlinePassed() ? 0 : -1; }
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancellation.h"
 #include "solvers/absence_bound.h"
 #include "solvers/checkmate_solver.h"
 
@@ -31,6 +32,9 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Its parts keep the caller's deadline too (core/cancellation.h); a bound is never abandoned
+  // half-built, only cut short where its parts stop with what they have.
+  const DeadlineScope deadline(options.time_limit_s, /*stoppable=*/false);
   BestBound best;
   best.cost = graph.total_cost();
   best.source = "sum of node costs";
@@ -61,7 +65,7 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
     absence_note = fmt::format("absence-gap failed ({})", absence.message);
   }
   std::string lp_note;
-  const double left = options.time_limit_s - elapsed();
+  const double left = std::min(SecondsLeft(), options.time_limit_s - elapsed());
   const int64_t columns = EstimateCheckmateColumns(graph);
   if (!options.use_lp) {
     lp_note = "LP not asked for";

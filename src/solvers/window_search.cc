@@ -83,7 +83,7 @@ RepairResult RepairByWindows(const Graph& graph, int64_t budget_bytes, const Str
                              const WindowSearchOptions& options) {
   const auto begin = Clock::now();
   // A cancelled call has no time left.
-  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - Since(begin); };
+  auto left = [&] { return std::min(SecondsLeft(), options.time_limit_s - Since(begin)); };
   RepairResult result;
   if (start.status == FitStatus::kFits) {
     result.fitting = start;
@@ -201,6 +201,7 @@ Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
       }
     }
     StageMatrix S(n, n);
+    DeadlineCheck deadline;  // stage by stage through every hold: minutes on a long chain
     for (int32_t i = 0; i < n; ++i) {
       std::sort(read_in[i].begin(), read_in[i].end());
       // Backwards, so that whether the next stage keeps the hold is already known.
@@ -209,6 +210,7 @@ Schedule WithoutUselessHolds(const Graph& graph, const Schedule& schedule) {
       const std::vector<StageRun>& runs = current.S.Runs(i);
       for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
         for (int32_t t = run->last; t >= run->first; --t) {
+          deadline.Step();
           const bool read = std::binary_search(read_in[i].begin(), read_in[i].end(), t);
           const bool keep = t <= last[i] && (read || (next_kept && next_stage == t + 1));
           if (keep) S.Set(t, i);
@@ -297,7 +299,7 @@ WindowSearchResult ImproveByWindows(const Graph& graph, int64_t budget_bytes,
                                     const WindowSearchOptions& options) {
   const auto begin = Clock::now();
   // A cancelled call has no time left.
-  auto left = [&] { return CancelRequested() ? 0.0 : options.time_limit_s - Since(begin); };
+  auto left = [&] { return std::min(SecondsLeft(), options.time_limit_s - Since(begin)); };
   WindowSearchResult result;
   result.best = start;
   if (graph.size() < 2) return result;

@@ -90,12 +90,18 @@ StrategyResult ChenGreedy(const Graph& graph, int64_t budget_bytes, CandidateSet
     }
     std::vector<bool> keep = ChenGreedyCheckpoints(graph, segment_bytes, candidates);
     if (!tried.insert(keep).second) continue;
-    StrategyResult result = EvaluateSchedule(
-        graph, name, ScheduleKeeping(graph, keep), budget_bytes,
-        fmt::format("segments of up to {}; {}",
-                    FormatBytes(static_cast<int64_t>(std::llround(segment_bytes))),
-                    DescribeCheckpoints(keep)));
-    if (!best || IsBetter(result, *best)) best = std::move(result);
+    try {
+      StrategyResult result = EvaluateSchedule(
+          graph, name, ScheduleKeeping(graph, keep), budget_bytes,
+          fmt::format("segments of up to {}; {}",
+                      FormatBytes(static_cast<int64_t>(std::llround(segment_bytes))),
+                      DescribeCheckpoints(keep)));
+      if (!best || IsBetter(result, *best)) best = std::move(result);
+    } catch (const TimeLimitReached&) {
+      if (!best) throw;  // no schedule in the time: the caller says so
+      best->parameters += " (time limit: segment sweep cut short)";
+      break;
+    }
   }
   return std::move(*best);
 }

@@ -122,7 +122,7 @@ class EvictionPass {
   // stages, and a pass that cannot fit should leave time to the others.
   static constexpr int32_t kMaxStalled = 40;
 
-  bool TimeUp() const { return Clock::now() >= deadline_ || CancelRequested(); }
+  bool TimeUp() const { return Clock::now() >= deadline_ || DeadlinePassed(); }
 
   // The overflowing stages by their fullest allocation, fullest first (kMaxStages of them).
   std::vector<int32_t> PeakStages(const IncrementalSchedule& state) const {
@@ -331,22 +331,28 @@ namespace {
 
 // Every rule at depth 3 from `start`, each pass an equal share of the time left; the best
 // result (IsBetter).
-StrategyResult BestPass(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options,
+StrategyResult BestPass(const Graph& graph, int64_t budget_bytes,
                         Clock::time_point begin, const IncrementalSchedule& start) {
   double evaluate_s = SecondsSince(begin);  // building the start simulates once too
   std::optional<StrategyResult> best;
   std::vector<std::pair<EvictionScore, int32_t>> passes;
   for (EvictionScore score : AllEvictionScores()) passes.emplace_back(score, 3);
   for (size_t i = 0; i < passes.size(); ++i) {
-    const double left = options.time_limit_s - SecondsSince(begin);
+    const double left = SecondsLeft();
     // A pass needs at least its evaluation's time; the first runs whatever is left.
-    if (best && (left <= evaluate_s || CancelRequested())) break;
-    // Each remaining pass gets an equal share of the time that is left.
-    StrategyResult result =
-        RunPass(graph, budget_bytes, passes[i].first, passes[i].second,
-                std::max(0.0, left) / static_cast<double>(passes.size() - i), start,
-                evaluate_s);
-    if (!best || IsBetter(result, *best)) best = std::move(result);
+    if (best && (left <= evaluate_s || DeadlinePassed())) break;
+    // Each remaining pass gets an equal share of the time that is left. A pass whose
+    // evaluation the deadline cuts short is dropped; without an earlier one, so is the call.
+    try {
+      StrategyResult result =
+          RunPass(graph, budget_bytes, passes[i].first, passes[i].second,
+                  std::max(0.0, std::min(left, 1e9)) / static_cast<double>(passes.size() - i),
+                  start, evaluate_s);
+      if (!best || IsBetter(result, *best)) best = std::move(result);
+    } catch (const TimeLimitReached&) {
+      if (!best) throw;
+      break;
+    }
   }
   return *best;
 }
@@ -354,14 +360,16 @@ StrategyResult BestPass(const Graph& graph, int64_t budget_bytes, const Eviction
 }  // namespace
 
 StrategyResult Evict(const Graph& graph, int64_t budget_bytes, const EvictionOptions& options) {
+  const DeadlineScope deadline(options.time_limit_s);
   const auto begin = Clock::now();
-  return BestPass(graph, budget_bytes, options, begin, KeepEverything(graph, budget_bytes));
+  return BestPass(graph, budget_bytes, begin, KeepEverything(graph, budget_bytes));
 }
 
 StrategyResult EvictFrom(const Graph& graph, int64_t budget_bytes, const Schedule& start,
                          const EvictionOptions& options) {
+  const DeadlineScope deadline(options.time_limit_s);
   const auto begin = Clock::now();
-  return BestPass(graph, budget_bytes, options, begin,
+  return BestPass(graph, budget_bytes, begin,
                   IncrementalSchedule(graph, start.S, budget_bytes));
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -186,10 +187,11 @@ StrategyResult Griewank(const Graph& graph, int64_t budget_bytes) {
   const BinomialCounts counts;
   std::optional<StrategyResult> best;
   bool cut_short = false;
+  double slowest_s = 0;  // the longest one count's schedule took to build and simulate
   for (int32_t slots = 0; slots <= max_slots; ++slots) {
-    // At the caller's time limit (DeadlineScope) the sweep jumps to the largest count, which
-    // recomputes least.
-    if (best && slots < max_slots && DeadlinePassed()) {
+    // When the caller's deadline (core/cancellation.h) leaves less than two schedules' time,
+    // the sweep jumps to the largest count, which recomputes least.
+    if (best && slots < max_slots && (DeadlinePassed() || SecondsLeft() < 2 * slowest_s)) {
       slots = max_slots;
       cut_short = true;
     }
@@ -200,8 +202,17 @@ StrategyResult Griewank(const Graph& graph, int64_t budget_bytes) {
         counts.FirstSweepRecomputations(f, slots) > kMaxSweptRecomputations) {
       continue;
     }
-    StrategyResult result = ScheduleWithSlots(graph, chain, counts, budget_bytes, slots);
-    if (!best || IsBetter(result, *best)) best = std::move(result);
+    const auto begin = std::chrono::steady_clock::now();
+    try {
+      StrategyResult result = ScheduleWithSlots(graph, chain, counts, budget_bytes, slots);
+      if (!best || IsBetter(result, *best)) best = std::move(result);
+    } catch (const TimeLimitReached&) {
+      if (!best) throw;  // no schedule in the time: the caller says so
+      cut_short = true;
+      break;
+    }
+    slowest_s = std::max(slowest_s, std::chrono::duration<double>(
+                                        std::chrono::steady_clock::now() - begin).count());
   }
   if (cut_short) best->parameters += " (time limit: slot sweep cut short)";
   return std::move(*best);

@@ -47,16 +47,31 @@ std::vector<Gap> Recomputations(const Schedule& s) {
 
 class Search {
  public:
-  Search(const Graph& graph, int64_t budget_bytes, StrategyResult start, double time_limit_s)
-      : g_(graph), budget_(budget_bytes), best_(std::move(start)), state_(g_, best_.schedule.S),
-        deadline_(std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(time_limit_s))) {
+  // Throws TimeLimitReached when the caller's deadline comes before the start is simulated.
+  Search(const Graph& graph, int64_t budget_bytes, StrategyResult start)
+      : g_(graph), budget_(budget_bytes), best_(std::move(start)), state_(g_, best_.schedule.S) {
     stage_peak_bytes_ = Simulate(g_, best_.schedule).stage_peak_bytes;
   }
 
+  // Until no move improves or the caller's deadline (core/cancellation.h); a move being
+  // priced or verified at the deadline is dropped, and best_ is the last kept one.
   StrategyResult Run() {
     const double start_cost = best_.cost;
+    bool stopped = false;
+    try {
+      Improve();
+    } catch (const TimeLimitReached&) {
+      stopped = true;
+    }
+    stopped = stopped || TimeUp();
+    best_.parameters += fmt::format("; local search: {} holds added, {} swaps, cost {:.6g} -> {:.6g}{}",
+                                    holds_, swaps_, start_cost, best_.cost,
+                                    stopped ? " (time limit)" : "");
+    return std::move(best_);
+  }
+
+ private:
+  void Improve() {
     for (bool improved = true; improved && !TimeUp();) {
       improved = false;
       std::vector<Gap> gaps = Recomputations(best_.schedule);
@@ -72,13 +87,9 @@ class Search {
         if (TryHold(gap)) improved = true;
       }
     }
-    best_.parameters += fmt::format("; local search: {} holds added, {} swaps, cost {:.6g} -> {:.6g}",
-                                    holds_, swaps_, start_cost, best_.cost);
-    return std::move(best_);
   }
 
- private:
-  bool TimeUp() const { return std::chrono::steady_clock::now() > deadline_ || CancelRequested(); }
+  static bool TimeUp() { return DeadlinePassed(); }
 
   // Holds gap.value through stages from+1..to; on overflow, tries giving up one hold.
   bool TryHold(const Gap& gap) {
@@ -237,7 +248,6 @@ class Search {
   const int64_t budget_;
   StrategyResult best_;
   IncrementalSchedule state_;  // best_'s S, its R rebuilt from S
-  std::chrono::steady_clock::time_point deadline_;
   std::vector<int64_t> stage_peak_bytes_;  // best_'s, by the simulator
   std::vector<std::vector<int32_t>> held_;  // HeldIn's lists, by stage
   std::vector<bool> held_listed_;
@@ -251,7 +261,15 @@ class Search {
 StrategyResult ImproveSchedule(const Graph& graph, int64_t budget_bytes, StrategyResult start,
                                const LocalSearchOptions& options) {
   if (start.status != FitStatus::kFits) return start;
-  return Search(graph, budget_bytes, std::move(start), options.time_limit_s).Run();
+  const DeadlineScope deadline(options.time_limit_s);
+  std::optional<Search> search;
+  try {
+    search.emplace(graph, budget_bytes, start);
+  } catch (const TimeLimitReached&) {
+    start.parameters += "; local search: no time left (time limit)";
+    return start;
+  }
+  return search->Run();
 }
 
 }  // namespace remat

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 namespace remat {
@@ -35,6 +36,62 @@ TEST(CancellationTest, AnotherThreadDoesNotSeeTheFlag) {
   std::thread([&seen] { seen = CancelRequested(); }).join();
   EXPECT_FALSE(seen);
   EXPECT_TRUE(CancelRequested());
+}
+
+// Only a stoppable scope abandons work at its deadline: a command's scope (not stoppable)
+// lowers the deadline that a strategy's scope inside it keeps, but never throws itself.
+TEST(DeadlineScopeTest, OnlyAStoppableScopeThrowsAtItsDeadline) {
+  EXPECT_NO_THROW(StopAtDeadline());  // no scope: nothing to keep
+  {
+    const DeadlineScope command(0, /*stoppable=*/false);
+    EXPECT_TRUE(DeadlinePassed());
+    EXPECT_NO_THROW(StopAtDeadline());
+    {
+      const DeadlineScope strategy(3600);  // stoppable, and the command's deadline holds
+      EXPECT_THROW(StopAtDeadline(), TimeLimitReached);
+    }
+    EXPECT_NO_THROW(StopAtDeadline());  // the command's scope again
+  }
+  const DeadlineScope later(3600);
+  EXPECT_NO_THROW(StopAtDeadline());
+}
+
+// A cancelled call is past every deadline: its work is abandoned as at a time limit.
+TEST(DeadlineScopeTest, ACancelledCallStopsAsAtItsDeadline) {
+  std::atomic<bool> flag{false};
+  const CancellationScope scope(flag);
+  const DeadlineScope strategy(3600);
+  EXPECT_NO_THROW(StopAtDeadline());
+  flag = true;
+  EXPECT_EQ(SecondsLeft(), 0.0);
+  EXPECT_THROW(StopAtDeadline(), TimeLimitReached);
+}
+
+// SecondsLeft counts down to the innermost deadline; CappedToDeadline takes the smaller of a
+// limit and what is left, never below zero.
+TEST(DeadlineScopeTest, SecondsLeftAndCappedLimits) {
+  EXPECT_TRUE(std::isinf(SecondsLeft()));
+  EXPECT_EQ(CappedToDeadline(5), 5.0);
+  const DeadlineScope hour(3600);
+  EXPECT_GT(SecondsLeft(), 3500);
+  EXPECT_LE(SecondsLeft(), 3600);
+  EXPECT_EQ(CappedToDeadline(5), 5.0);
+  EXPECT_GT(CappedToDeadline(1e9), 3500);
+  EXPECT_LE(CappedToDeadline(1e9), 3600);
+  const DeadlineScope spent(0);
+  EXPECT_EQ(SecondsLeft(), 0.0);
+  EXPECT_EQ(CappedToDeadline(5), 0.0);
+}
+
+// DeadlineCheck reads the clock once per stride of steps: within a stride nothing is thrown,
+// at its end the passed deadline is.
+TEST(DeadlineScopeTest, DeadlineCheckThrowsAtTheEndOfAStride) {
+  const DeadlineScope spent(0);
+  DeadlineCheck check;
+  for (int i = 0; i < 4095; ++i) check.Step();
+  EXPECT_THROW(check.Step(), TimeLimitReached);
+  DeadlineCheck big;
+  EXPECT_THROW(big.Step(1 << 20), TimeLimitReached);  // one large step counts as many
 }
 
 }  // namespace
