@@ -168,6 +168,8 @@ PlanReport PlanAtBudget(const Graph& graph, const BudgetRequest& budget,
     }
   }
   smallest.lower_bound_bytes = std::min(smallest.lower_bound_bytes, smallest.peak_bytes);
+  // One figure for "no schedule peaks below": the search's bound is at least the report's.
+  report.min_peak_bytes = std::max(report.min_peak_bytes, smallest.lower_bound_bytes);
   report.min_budget = std::move(smallest);
   return report;
 }
