@@ -1,6 +1,8 @@
 // Exit codes and error messages shared by remat and remat-run (STYLE.md, docs/cli.md).
 #include "cli/app_main.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -32,6 +34,36 @@ void ReleaseReserveAndThrow() {
   throw std::bad_alloc();
 }
 
+const char* program_name = "remat";
+std::terminate_handler default_terminate = nullptr;
+
+// Where the reserve is too small (destroying a document of hundreds of millions of elements
+// needs gigabytes), an allocation fails inside a destructor, which may not throw: the runtime
+// calls std::terminate with that std::bad_alloc as the current exception. It is still "out of
+// memory", exit 70, whatever thread it happens in; any other reason keeps the default (abort).
+// Nothing here allocates: the message goes out with write(2).
+[[noreturn]] void OutOfMemoryOrAbort() {
+  if (const std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const std::bad_alloc&) {
+      char message[160];
+      const int length = std::snprintf(message, sizeof message,
+                                       "%s: out of memory (exit %d); try a smaller graph or more "
+                                       "memory\n",
+                                       program_name, kExitInternal);
+      if (length > 0) {
+        [[maybe_unused]] const ssize_t written =
+            ::write(STDERR_FILENO, message, static_cast<size_t>(length));
+      }
+      ::_exit(kExitInternal);
+    } catch (...) {
+    }
+  }
+  if (default_terminate != nullptr) default_terminate();
+  std::abort();
+}
+
 }  // namespace
 
 int RunCommandLine(CLI::App& app, int argc, char** argv, const std::string& program,
@@ -40,6 +72,8 @@ int RunCommandLine(CLI::App& app, int argc, char** argv, const std::string& prog
     if ((unwind_reserve = std::malloc(bytes)) != nullptr) break;
   }
   if (unwind_reserve != nullptr) std::set_new_handler(ReleaseReserveAndThrow);
+  program_name = program == "remat-run" ? "remat-run" : "remat";
+  default_terminate = std::set_terminate(OutOfMemoryOrAbort);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -230,5 +230,22 @@ TEST_F(InputsAndOutputsTest, OutOfMemoryExitsSeventyWithTheReason) {
 #endif
 }
 
+// Writing a graph of a billion requested edges under a 1 GB address space: the allocation
+// that fails first is in the document being built, and destroying that document during the
+// unwinding needs more memory than the reserve kept back, inside a destructor (which may not
+// throw). That too is "out of memory", exit 70, and no output file (it aborted before).
+TEST_F(InputsAndOutputsTest, OutOfMemoryInsideADestructorExitsSeventy) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#else
+  const auto run = testing::RunBinary(
+      fmt::format("ulimit -v 1000000; {}", REMAT_BINARY),
+      "graph random-layered --nodes 1000000 --edges 2147483648 -o " + Path("huge.json"));
+  EXPECT_EQ(run.exit_code, 70) << run.err;
+  EXPECT_NE(run.err.find("remat: out of memory"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("huge.json")));
+#endif
+}
+
 }  // namespace
 }  // namespace remat
