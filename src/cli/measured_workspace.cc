@@ -1,15 +1,19 @@
 // Measured workspace, cached (measured_workspace.h).
 #include "cli/measured_workspace.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 #include <torch/version.h>
 
+#include "cli/cache_entries.h"
 #include "core/cost_profile.h"
 #include "core/errors.h"
 #include "exec/network.h"
@@ -31,6 +35,20 @@ std::string MachineKey(int32_t threads) {
   return fmt::format("{:016x}-t{}", hash, threads);
 }
 
+// An entry's workspace was measured on this machine: no node's can exceed its memory.
+void CheckMeasurable(const CostProfile& profile, const std::string& path) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_bytes <= 0) return;
+  const int64_t memory_bytes = static_cast<int64_t>(pages) * page_bytes;
+  for (const CostProfileNode& node : profile.nodes) {
+    if (node.workspace_bytes && *node.workspace_bytes > memory_bytes) {
+      throw InputError(fmt::format("{}: nodes[{}].workspace_bytes is {}, more than this "
+                                   "machine's memory ({} B)",
+                                   path, node.id, *node.workspace_bytes, memory_bytes));
+    }
+  }
+}
+
 }  // namespace
 
 std::string CacheFolder() {
@@ -46,30 +64,48 @@ std::string CacheFolder() {
 
 Graph WithMeasuredWorkspace(const Graph& graph, const ModelInfo& model, uint64_t seed,
                             int32_t threads, std::string& note) {
-  const std::filesystem::path folder = std::filesystem::path(CacheFolder()) / "workspace";
-  const std::filesystem::path path =
-      folder / fmt::format("{}-{}.json", StructureFingerprint(graph), MachineKey(threads));
-  std::error_code error;
-  if (std::filesystem::is_regular_file(path, error)) {
-    note = fmt::format("measured on this machine, read from {}", path.string());
-    return ApplyProfileWorkspace(graph, LoadCostProfile(path.string()), path.string());
+  // A cache only saves time: an unusable folder or entry is measured again, with a warning.
+  auto warn = [](const std::string& what) {
+    fmt::print(stderr, "remat-run: warning: {}; measuring the workspace again\n", what);
+  };
+  std::string why;
+  const std::optional<std::string> folder =
+      OwnedCacheFolder((std::filesystem::path(CacheFolder()) / "workspace").string(), why);
+  std::string path;
+  if (!folder) {
+    warn(why + " (not used)");
+  } else {
+    path = (std::filesystem::path(*folder) /
+            fmt::format("{}-{}.json", StructureFingerprint(graph), MachineKey(threads)))
+               .string();
+    if (const std::optional<std::string> text = ReadCacheEntry(path, why)) {
+      try {
+        const CostProfile cached = CostProfileFromJson(*text, path);
+        CheckMeasurable(cached, path);
+        Graph measured = ApplyProfileWorkspace(graph, cached, path);
+        note = fmt::format("measured on this machine, read from {}", path);
+        return measured;
+      } catch (const InputError& failure) {
+        why = fmt::format("the cache entry is unusable: {}", failure.what());
+      }
+    }
+    if (!why.empty()) warn(why);
   }
   exec::Network network(model, seed);
-  // Workspace needs one evaluation per node after a warm-up (oneDNN caches its primitives at
+  // Workspace needs one evaluation per node after a warm-up (oneDNN caches its primitive at
   // the first); the times of this profile are not used.
   const CostProfile profile =
       exec::ProfileGraph(network, graph, {.warmup = 1, .repeats = 1, .threads = threads});
-  std::filesystem::create_directories(folder, error);
   note = "measured on this machine now";
-  if (!error) {
+  if (folder) {
     try {
-      SaveCostProfile(profile, path.string());
-      note += fmt::format(", cached in {}", path.string());
+      WriteCacheEntry(path, CostProfileToJson(profile));
+      note += fmt::format(", cached in {}", path);
     } catch (const InputError& failure) {
       note += fmt::format(" (not cached: {})", failure.what());
     }
   } else {
-    note += fmt::format(" (not cached: cannot create {}: {})", folder.string(), error.message());
+    note += " (not cached)";
   }
   return ApplyProfileWorkspace(graph, profile, "the measured workspace");
 }

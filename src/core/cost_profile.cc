@@ -141,8 +141,13 @@ Graph ApplyCostProfile(const Graph& graph, const CostProfile& profile, const std
 
 Graph ApplyProfileWorkspace(const Graph& graph, const CostProfile& profile,
                             const std::string& source) {
-  return Graph(MatchedNodes(graph, profile, source), graph.edges(), graph.cost_unit(),
-               graph.name());
+  std::vector<Node> nodes = MatchedNodes(graph, profile, source);
+  try {
+    return Graph(std::move(nodes), graph.edges(), graph.cost_unit(), graph.name());
+  } catch (const InputError& error) {
+    // Workspace the graph cannot take (bytes beyond its limits): name the profile.
+    throw InputError(fmt::format("{}: {}", source, error.what()));
+  }
 }
 
 Graph ApplyCostProfile(const Graph& graph, const std::string& path) {

@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -245,6 +247,73 @@ TEST(RunTrainCliTest, MeasuredWorkspaceMakesThePredictedPeakTheMeasuredOne) {
   const RunResult both = RunTrain(args + " --measured-workspace --costs x.json");
   EXPECT_EQ(both.exit_code, 2) << both.err;
   std::filesystem::remove_all(cache);
+}
+
+// Issue 55: the workspace cache only saves time. An entry that is truncated, garbage, another
+// graph's, absurd (2^62 bytes of workspace on one node) or a link (dangling here) is measured
+// again, with a warning naming the entry; the run succeeds as without a cache, and the link's
+// target is never written (the entry is replaced by a file of remat's). A cache folder that
+// other users can write is not used.
+TEST(RunTrainCliTest, AnUnusableWorkspaceCacheEntryIsMeasuredAgain) {
+  namespace fs = std::filesystem;
+  const fs::path cache =
+      fs::path(::testing::TempDir()) / ("remat-cache-bad-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  const std::string env = "REMAT_CACHE_DIR=" + cache.string() + " ";
+  const std::string args = "train --model vgg16 --batch 2 --resolution 32x32 --budget 100% "
+                           "--strategy checkpoint-all --steps 1 --json --measured-workspace";
+  ASSERT_EQ(RunBinary(env + REMAT_RUN_BINARY, args).exit_code, 0);
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(cache / "workspace")) {
+    entries.push_back(entry.path());
+  }
+  ASSERT_EQ(entries.size(), 1u);
+  const fs::path entry = entries[0];
+  std::string good;
+  {
+    std::ifstream in(entry);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  json other = json::parse(good);
+  other["structure_fingerprint"] = "0123456789abcdef";
+  json absurd = json::parse(good);
+  absurd["nodes"][1]["workspace_bytes"] = int64_t{1} << 62;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"garbage", "\x01\x02 not json"},
+      {"another graph's", other.dump()},
+      {"absurd", absurd.dump()},
+      {"a dangling link", ""}};
+  const fs::path target = cache / "elsewhere.json";
+  for (const auto& [what, text] : cases) {
+    fs::remove(entry);
+    if (text.empty()) {
+      fs::create_symlink(target, entry);
+    } else {
+      std::ofstream(entry) << text;
+    }
+    const RunResult run = RunBinary(env + REMAT_RUN_BINARY, args);
+    EXPECT_EQ(run.exit_code, 0) << what << ": " << run.err;
+    EXPECT_NE(run.err.find("warning"), std::string::npos) << what << ": " << run.err;
+    EXPECT_NE(run.err.find(entry.string()), std::string::npos) << what << ": " << run.err;
+    EXPECT_NE(run.err.find("measuring the workspace again"), std::string::npos) << what;
+    EXPECT_NE(run.err.find("measured on this machine now, cached in"), std::string::npos)
+        << what << ": " << run.err;
+    EXPECT_FALSE(fs::is_symlink(entry)) << what;
+  }
+  EXPECT_FALSE(fs::exists(target));  // the link was replaced, never written through
+  // The entry measured again is read by the next run, without a warning.
+  const RunResult again = RunBinary(env + REMAT_RUN_BINARY, args);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("warning"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("read from " + entry.string()), std::string::npos) << again.err;
+  // A cache folder writable by other users is not used: measured, not cached, said why.
+  fs::permissions(cache / "workspace", fs::perms::all);
+  const RunResult shared = RunBinary(env + REMAT_RUN_BINARY, args);
+  EXPECT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_NE(shared.err.find("writable by other users"), std::string::npos) << shared.err;
+  EXPECT_NE(shared.err.find("(not cached)"), std::string::npos) << shared.err;
+  fs::remove_all(cache);
 }
 
 }  // namespace
