@@ -6,13 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/file_io.h"
 
 namespace remat {
 
@@ -78,27 +78,7 @@ std::optional<std::string> ReadCacheEntry(const std::string& path, std::string& 
 }
 
 void WriteCacheEntry(const std::string& path, const std::string& text) {
-  std::string temp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(temp.data());  // O_EXCL, mode 0600, an unpredictable name
-  if (fd < 0) throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  bool written = true;
-  for (size_t done = 0; written && done < text.size();) {
-    const ssize_t count = ::write(fd, text.data() + done, text.size() - done);
-    if (count < 0 && errno == EINTR) continue;
-    written = count > 0;
-    if (written) done += static_cast<size_t>(count);
-  }
-  std::string reason = written ? "" : std::strerror(errno);
-  if (::close(fd) != 0 && written) {
-    written = false;
-    reason = std::strerror(errno);
-  }
-  // rename() replaces the directory entry at `path`: a link there is replaced, not followed.
-  if (!written || std::rename(temp.c_str(), path.c_str()) != 0) {
-    if (written) reason = std::strerror(errno);
-    std::remove(temp.c_str());
-    throw InputError(fmt::format("{}: cannot write: {}", path, reason));
-  }
+  WriteFileAtomically(path, text, {.follow_links = false, .owner_only = true});
 }
 
 }  // namespace remat

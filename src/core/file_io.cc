@@ -35,7 +35,7 @@ const char* KindOf(std::filesystem::file_type type) {
 
 // The regular file a write to `path` should replace: `path` itself, or the file a symlink
 // points to (followed, so the link stays a link). Anything else that exists is refused.
-std::string WriteTarget(const std::string& path) {
+std::string WriteTarget(const std::string& path, bool follow_links) {
   namespace fs = std::filesystem;
   if (path.empty()) throw InputError("the output path is empty");
   // A name with a newline or an escape would break the messages and scripts that name it.
@@ -58,6 +58,16 @@ std::string WriteTarget(const std::string& path) {
     }
   }
   std::error_code error;
+  fs::path target = path;
+  if (!follow_links) {
+    // rename() replaces the directory entry at `path`: a link there is replaced, not followed.
+    const fs::file_status own = fs::symlink_status(target, error);
+    if (!error && fs::exists(own) && !fs::is_regular_file(own) && !fs::is_symlink(own)) {
+      throw InputError(fmt::format("{}: is {}; remat writes only regular files", path,
+                                   KindOf(own.type())));
+    }
+    return target.string();
+  }
   // What the kernel reaches through every link, pseudo-links like /proc/self/fd/1 included
   // (a pipe there has no name to follow).
   const fs::file_status reached = fs::status(path, error);
@@ -65,7 +75,6 @@ std::string WriteTarget(const std::string& path) {
     throw InputError(fmt::format("{}: is {}; remat writes only regular files", path,
                                  KindOf(reached.type())));
   }
-  fs::path target = path;
   for (int32_t hops = 0; fs::is_symlink(fs::symlink_status(target, error)); ++hops) {
     const fs::path next = fs::read_symlink(target, error);
     if (error || hops == 40) {
@@ -113,7 +122,7 @@ std::string ReadFileText(const std::string& path) {
 
 void CheckWritable(const std::string& path) {
   namespace fs = std::filesystem;
-  const fs::path target = WriteTarget(path);
+  const fs::path target = WriteTarget(path, /*follow_links=*/true);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code error;
   if (!fs::is_directory(folder, error)) {
@@ -129,8 +138,9 @@ void CheckWritable(const std::string& path) {
   }
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string target = WriteTarget(path);
+void WriteFileAtomically(const std::string& path, const std::string& text,
+                         const AtomicWriteOptions& options) {
+  const std::string target = WriteTarget(path, options.follow_links);
   // mkstemp opens a fresh, unpredictable name with O_EXCL, so a link planted beside the
   // output can never redirect the write.
   std::string temp = target + ".tmp.XXXXXX";
@@ -139,7 +149,7 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   // mkstemp creates the file 0600; an output gets the usual 0666 less the umask.
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  bool written = ::fchmod(fd, 0666 & ~mask) == 0;
+  bool written = ::fchmod(fd, options.owner_only ? 0600 : 0666 & ~mask) == 0;
   for (size_t done = 0; written && done < text.size();) {
     const ssize_t count = ::write(fd, text.data() + done, text.size() - done);
     if (count < 0 && errno == EINTR) continue;
