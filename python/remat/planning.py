@@ -15,6 +15,7 @@ from typing import Callable, Optional, Sequence, Tuple, Union
 
 from remat import _core
 from remat.errors import UsageError
+from remat.options import check_bool, check_int, check_number, check_seed, check_text
 
 __all__ = ["PlanRow", "PlanReport", "MinBudget", "SweepPoint", "BatchProbe", "BatchSearch",
            "MaxBatchReport", "plan", "sweep", "max_batch", "relative_gap"]
@@ -193,14 +194,23 @@ def _size_text(size: Optional[Size], what: str, percent: bool = True) -> str:
 def _strategies(strategies: Strategies) -> list[str]:
     if isinstance(strategies, str):
         return strategies.split(",")
-    return list(strategies)
+    if not isinstance(strategies, (list, tuple)):
+        raise UsageError("strategies must be \"all\", a strategy's name or a list of them, got "
+                         f"{strategies!r} ({type(strategies).__name__})")
+    return [check_text("strategies[]", s) for s in strategies]
 
 
 def _limit(time_limit_s: float, what: str = "time_limit_s") -> float:
-    if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) or \
-            not (time_limit_s > 0 and math.isfinite(time_limit_s)):
-        raise UsageError(f"{what} must be a finite number > 0, got {time_limit_s!r}")
-    return float(time_limit_s)
+    return check_number(what, time_limit_s, low=0, above_low=True)
+
+
+def _settings(threads: int, seed: int, lower_bound: Optional[bool] = None) -> None:
+    """Checks the options that every planning function shares (the C++ layer checks the
+    threads' range)."""
+    check_int("threads", threads)
+    check_seed(seed)
+    if lower_bound is not None:
+        check_bool("lower_bound", lower_bound)
 
 
 def _row(row: _core.StrategyRow, no_remat_cost: float, gap: Optional[float]) -> PlanRow:
@@ -243,11 +253,10 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     schedule): the best one within the budget is a start for local-search and optimal, and
     optimal answers nothing costlier. Raises UsageError or InputError.
     """
-    if fixed_bytes is not None and (isinstance(fixed_bytes, bool) or
-                                    not isinstance(fixed_bytes, int) or fixed_bytes < 0):
-        raise UsageError(f"fixed_bytes must be an int >= 0, got {fixed_bytes!r}")
-    if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
-        raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
+    if fixed_bytes is not None:
+        check_int("fixed_bytes", fixed_bytes, low=0)
+    check_number("gap", gap, low=0, high=1)
+    _settings(threads, seed, lower_bound)
     patience = 0.0 if patience_s is None else _limit(patience_s, "patience_s")
     budget_text = "min" if budget == "min" else _size_text(budget, "budget")
     report = _core._plan(graph, budget_text, _size_text(memory, "memory"),
@@ -278,6 +287,8 @@ def sweep(graph: _core.Graph, *, budgets: Optional[Sequence[Size]] = None,
     """Every strategy at each budget, as ``remat sweep`` does: ``budgets`` (bytes), or
     ``points`` budgets from ``from_`` (default the minimum-peak bound) to ``to`` (default the
     no-remat peak), both ends sizes or percentages of the no-remat peak."""
+    check_int("points", points, low=1)
+    _settings(threads, seed, lower_bound)
     grid: list[int] = []
     if budgets is not None:
         no_remat_peak = _core.run_strategy("checkpoint-all", graph, 0).peak_bytes
@@ -315,6 +326,11 @@ def max_batch(build_graph: Callable[[int], tuple], *, memory: Size,
     if not callable(build_graph):
         raise UsageError("build_graph must be a callable batch -> (graph, fixed_bytes)")
     memory_bytes = _core.resolve_size(_size_text(memory, "memory", percent=False), 0)
+    if max_overhead is not None:
+        # 1 is the no-rematerialization cost; infinity puts no cap on the cost.
+        check_number("max_overhead", max_overhead, low=1, finite=False)
+    check_int("max_batch", max_batch, low=1)
+    _settings(threads, seed)
     total = 0.0 if total_time_limit_s is None else _limit(total_time_limit_s, "total_time_limit_s")
     report = _core._max_batch(build_graph, memory_bytes, _strategies(strategies),
                               0.0 if max_overhead is None else float(max_overhead), max_batch,

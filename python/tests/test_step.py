@@ -343,3 +343,33 @@ def test_time_limit_bounds_capture_and_planning_together(monkeypatch):
     # A capture that uses up the whole limit leaves nothing to plan with: said, not solved.
     with pytest.raises(remat.UsageError, match="leaving no time to plan"):
         remat.torch.plan_step(model, loss_fn, inputs, budget="70%", time_limit_s=5)
+
+
+def chain_graph(n: int) -> remat.Graph:
+    """n nodes of 4 bytes in a chain, cost 1 each: no rematerialization peaks at 8 bytes (a
+    node and its input)."""
+    nodes = [remat.Node(f"n{i}", remat.NodeKind.unlabeled, 1.0, 4) for i in range(n)]
+    return remat.Graph(nodes, [(i, i + 1) for i in range(n - 1)])
+
+
+@pytest.mark.parametrize("front_end", ["plan_step", "wrap", "backend"])
+def test_a_schedule_over_the_budget_its_file_records_names_only_options_of_the_call(
+        tmp_path, front_end):
+    # The file records a budget 1 byte below its schedule's peak: remat.load_schedule's remedy
+    # is allow_over_budget=True, which plan_step, wrap and backend do not take.
+    graph = chain_graph(5)
+    row = remat.run_strategy("checkpoint-all", graph, 0)
+    path = str(tmp_path / "over.json")
+    remat.save_schedule(graph, row.schedule, "checkpoint-all", row.peak_bytes - 1, path)
+    model = torch.nn.Linear(4, 4)
+    calls = {
+        "plan_step": lambda: remat.torch.plan_step(model, lambda y: y.sum(),
+                                                   [torch.ones(2, 4)], schedule=path),
+        "wrap": lambda: remat.torch.wrap(model, budget="50%", schedule=path),
+        "backend": lambda: remat.torch.backend(budget="50%", schedule=path),
+    }
+    with pytest.raises(remat.InputError, match=r"schedule=.*over\.json: the schedule peaks at "
+                                               r"8 B .*over the budget 7 B") as raised:
+        calls[front_end]()
+    assert "allow_over_budget" not in str(raised.value)
+    assert "save_schedule()" in str(raised.value)

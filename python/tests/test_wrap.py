@@ -351,3 +351,18 @@ def test_two_threads_planning_one_wrapped_model_both_get_their_gradients():
         assert torch.equal(p.grad, q.grad)
     with torch.no_grad():
         assert torch.equal(model(inputs[0]), reference(inputs[0]))
+
+
+def test_example_inputs_must_be_real_tensors_in_a_tuple():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    model, _, _ = networks.mlp(batch=8, width=8, depth=2)
+    with FakeTensorMode() as mode:
+        fake = mode.from_tensor(torch.ones(8, 8))
+    with pytest.raises(remat.UsageError, match=r"example_inputs\[0\] is a fake tensor .*"
+                                               r"torch\.zeros\(\(8, 8\), dtype=torch\.float32"):
+        remat.torch.wrap(model, (fake,), budget="50%")
+    # A tensor alone would be unpacked along its first dimension, as eight inputs.
+    with pytest.raises(remat.UsageError, match=r"pass \(x,\)"):
+        remat.torch.wrap(model, torch.ones(8, 8), budget="50%")
+    assert all(type(p) is torch.nn.Parameter for p in model.parameters())

@@ -25,6 +25,7 @@ import torch
 
 from remat import _core
 from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
+from remat.options import check_bool, check_choice
 from remat.torch.inductor_peak import peak_pass
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
@@ -314,8 +315,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     only what is read after it (docs/python.md, "The graph Inductor runs"); the default is on
     under Inductor, off with ``aot_eager``. Raises UsageError at once for a bad option.
     """
-    if compiler not in COMPILERS:
-        raise UsageError(f"compiler must be one of {', '.join(COMPILERS)}, got {compiler!r}")
+    check_choice("compiler", compiler, COMPILERS)
     if inductor_config is not None:
         from torch._inductor import config as inductor_settings
 
@@ -330,6 +330,6 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
                                workspace=workspace, strict=strict, schedule=schedule)
-    if fusion is not None and not isinstance(fusion, bool):
-        raise UsageError(f"fusion must be True, False or None, got {fusion!r}")
+    if fusion is not None:
+        check_bool("fusion", fusion)
     return RematBackend(settings, compiler, inductor_config, fusion)

@@ -24,6 +24,7 @@ from torch import fx
 from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sdpa_flop_count
 
 from remat.errors import UnknownOpError, UsageError
+from remat.options import check_choice, check_number
 from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
 
 __all__ = ["flop_costs", "node_flops", "joint_flops", "COST_UNITS"]
@@ -147,15 +148,16 @@ def _group_flops(joint: Any, group: int, flops_per_byte: float, unknown_ops: str
 
 def check_cost_options(flops_per_byte: Any, unknown_ops: str, *,
                        machine_ok: bool = False) -> None:
-    if unknown_ops not in UNKNOWN_OPS:
-        raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
-                         f"got {unknown_ops!r}")
+    check_choice("unknown_ops", unknown_ops, UNKNOWN_OPS)
     if machine_ok and flops_per_byte == "machine":
         return
-    if isinstance(flops_per_byte, bool) or not isinstance(flops_per_byte, (int, float)) or \
-            not flops_per_byte >= 0:
-        raise UsageError(f"flops_per_byte must be a number >= 0"
-                         + (' or "machine"' if machine_ok else "") + f", got {flops_per_byte!r}")
+    try:
+        check_number("flops_per_byte", flops_per_byte, low=0)
+    except UsageError:
+        if not machine_ok:
+            raise
+        raise UsageError('flops_per_byte must be a finite number >= 0 or "machine", got '
+                         f"{flops_per_byte!r}") from None
 
 
 def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,

@@ -14,13 +14,14 @@ import torch
 
 from remat import _core, planning
 from remat.errors import BudgetWarning, InfeasibleBudgetError, InputError, UsageError
+from remat.options import check_bool, check_int, check_number, check_seed, check_strategy
 from remat.planning import _size_text
 from remat.torch.balance import machine_balance
 from remat.torch.costs import check_cost_options, joint_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.reference import TorchPartitions, min_cut_schedule
-from remat.torch.step import _plan_of, _time_limit, no_schedule_error
+from remat.torch.step import _plan_of, _time_limit, load_schedule_file, no_schedule_error
 from remat.torch.tangents import hold_tangents, least_peak_bound
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -120,25 +121,21 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
     if optimizer is not None and memory is None:
         raise UsageError("optimizer= counts the optimizer's state in device memory: give it "
                          "with memory=, not with budget=")
-    if strategy not in _core.strategy_names():
-        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
-                         f"{', '.join(_core.strategy_names())}")
+    check_strategy(strategy)
     limit = _time_limit(time_limit_s, None)
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise UsageError(f"threads must be an int, got {threads!r}")
-    _core._check_settings(limit, threads)
-    if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 <= gap <= 1:
-        raise UsageError(f"gap must be a number between 0 and 1, got {gap!r}")
+    _core._check_settings(limit, check_int("threads", threads))
     check_cost_options(flops_per_byte, unknown_ops, machine_ok=True)
     return RegionSettings(budget=_size_text(budget, "budget"),
                           memory=_size_text(memory, "memory", percent=False),
                           optimizer_bytes=optimizer_state_bytes(optimizer), strategy=strategy,
-                          time_limit_s=limit, threads=threads, seed=seed,
-                          lower_bound=lower_bound, gap=float(gap), unknown_ops=unknown_ops,
+                          time_limit_s=limit, threads=threads, seed=check_seed(seed),
+                          lower_bound=check_bool("lower_bound", lower_bound),
+                          gap=check_number("gap", gap, low=0, high=1), unknown_ops=unknown_ops,
                           flops_per_byte=(flops_per_byte if flops_per_byte == "machine"
                                           else float(flops_per_byte)),
-                          workspace=bool(workspace),
-                          strict=bool(strict), schedules=_load_schedules(schedule))
+                          workspace=check_bool("workspace", workspace),
+                          strict=check_bool("strict", strict),
+                          schedules=_load_schedules(schedule))
 
 
 def _load_schedules(schedule: Any) -> tuple:
@@ -150,7 +147,7 @@ def _load_schedules(schedule: Any) -> tuple:
             not all(isinstance(p, (str, os.PathLike)) for p in paths):
         raise UsageError("schedule must be a schedule file's path or a list of them, got "
                          f"{schedule!r}")
-    return tuple((os.fspath(p), _core.load_schedule(os.fspath(p))) for p in paths)
+    return tuple((os.fspath(p), load_schedule_file(os.fspath(p))) for p in paths)
 
 
 @dataclass(frozen=True)

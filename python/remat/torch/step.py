@@ -15,9 +15,11 @@ import torch
 
 from remat import _core, planning
 from remat.errors import (InfeasibleBudgetError, InputError, InputMismatchError, UsageError)
+from remat.options import (check_bool, check_choice, check_int, check_number, check_seed,
+                           check_strategy, check_text)
 from remat.planning import _size_text
 from remat.torch.capture import CapturedStep, capture
-from remat.torch.costs import COST_UNITS, UNKNOWN_OPS, flop_costs
+from remat.torch.costs import COST_UNITS, UNKNOWN_OPS, check_cost_options, flop_costs
 from remat.torch.execute import RunStats, run_plan
 
 __all__ = ["Plan", "PlannedStep", "CompiledStep", "plan_step", "compile", "export_graph"]
@@ -148,6 +150,10 @@ def _costs(captured: CapturedStep, model: torch.nn.Module, inputs: Sequence[torc
 
 def _captured_graph(model, loss_fn, example_inputs, model_inputs, costs, unknown_ops,
                     flops_per_byte, name):
+    check_int("model_inputs", model_inputs, low=0)
+    check_text("name", name)
+    check_choice("costs", costs, tuple(COST_UNITS))
+    check_cost_options(flops_per_byte, unknown_ops)
     captured = capture(model, loss_fn, example_inputs, model_inputs=model_inputs)
     node_costs = _costs(captured, model, example_inputs, costs, unknown_ops, flops_per_byte)
     graph = captured.to_graph(node_costs, COST_UNITS[costs], name or type(model).__name__)
@@ -192,7 +198,10 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     limit = _time_limit(time_limit_s, time_limit)
     budget_text, memory_text = _check_options(memory, budget, strategy, costs, unknown_ops,
                                               schedule, limit, threads)
-    document = _core.load_schedule(schedule) if schedule is not None else None
+    check_cost_options(flops_per_byte, unknown_ops)
+    check_seed(seed)
+    check_bool("lower_bound", lower_bound)
+    document = load_schedule_file(schedule) if schedule is not None else None
 
     captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
                                       unknown_ops, flops_per_byte, "")
@@ -249,10 +258,7 @@ def _time_limit(time_limit_s: Optional[float], time_limit: Optional[float]) -> f
         raise UsageError("give time_limit_s or its alias time_limit, not both")
     limit = time_limit_s if time_limit_s is not None else time_limit
     limit = 60.0 if limit is None else limit
-    if isinstance(limit, bool) or not (isinstance(limit, (int, float)) and limit > 0
-                                       and math.isfinite(limit)):
-        raise UsageError(f"time_limit_s must be a finite number > 0, got {limit!r}")
-    return float(limit)
+    return check_number("time_limit_s", limit, low=0, above_low=True)
 
 
 def _check_options(memory, budget, strategy, costs, unknown_ops, schedule, limit,
@@ -267,18 +273,28 @@ def _check_options(memory, budget, strategy, costs, unknown_ops, schedule, limit
         raise UsageError("give memory= or budget=, not both")
     budget_text = _size_text(budget, "budget")
     memory_text = _size_text(memory, "memory", percent=False)
-    if strategy not in _core.strategy_names():
-        raise UsageError(f"unknown strategy {strategy!r}; choose from: "
-                         f"{', '.join(_core.strategy_names())}")
-    if costs not in COST_UNITS:
-        raise UsageError(f"costs must be one of {', '.join(COST_UNITS)}, got {costs!r}")
-    if unknown_ops not in UNKNOWN_OPS:
-        raise UsageError(f"unknown_ops must be one of {', '.join(UNKNOWN_OPS)}, "
-                         f"got {unknown_ops!r}")
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise UsageError(f"threads must be an int, got {threads!r}")
-    _core._check_settings(limit, threads)
+    check_strategy(strategy)
+    check_choice("costs", costs, tuple(COST_UNITS))
+    check_choice("unknown_ops", unknown_ops, UNKNOWN_OPS)
+    _core._check_settings(limit, check_int("threads", threads))
     return budget_text, memory_text
+
+
+def load_schedule_file(path: str) -> _core.ScheduleDocument:
+    """A schedule file given as ``schedule=``, read as ``remat.load_schedule`` reads it; a file
+    whose schedule peaks over the budget it records is an InputError whose remedy is one that
+    ``plan_step``, ``wrap`` and ``backend`` offer (they have no ``allow_over_budget=``)."""
+    document = _core.load_schedule(path, allow_over_budget=True)
+    budget = document.budget_bytes
+    if budget is not None:
+        peak = _core.simulate(document.graph, document.schedule).peak_bytes
+        if peak > budget:
+            raise InputError(
+                f"schedule={path}: the schedule peaks at {_core.format_bytes(peak)} ({peak} B), "
+                f"over the budget {_core.format_bytes(budget)} ({budget} B) that the file "
+                "records, so the file was changed after it was saved or written elsewhere; "
+                "save the plan again with save_schedule(), or plan without schedule=")
+    return document
 
 
 def _plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status: str,

@@ -81,6 +81,7 @@ class PlannedModule(torch.nn.Module):
         """Plans the signature of ``example_inputs`` by running the forward once on them, then
         puts back what that run changed: buffers (batch-norm statistics) and the random
         generators. Nothing reaches ``.grad``."""
+        _check_example_inputs(example_inputs)
         buffers = {name: b.clone() for name, b in self.module.named_buffers()}
         cpu_state = torch.get_rng_state()
         cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
@@ -97,6 +98,26 @@ class PlannedModule(torch.nn.Module):
     def __repr__(self) -> str:
         planned = "not planned yet" if not self.plans else str(self.plan)
         return f"PlannedModule({type(self.module).__name__}, {planned})"
+
+
+def _check_example_inputs(example_inputs: Any) -> None:
+    """UsageError unless ``example_inputs`` is a tuple or list of inputs the model can run on:
+    planning runs the forward once on them."""
+    if not isinstance(example_inputs, (tuple, list)):
+        raise UsageError(f"example_inputs must be a tuple or list of the model's inputs, got "
+                         f"{type(example_inputs).__name__}"
+                         + ("; for one tensor x pass (x,)"
+                            if isinstance(example_inputs, torch.Tensor) else ""))
+    from torch._subclasses.fake_tensor import is_fake
+
+    for i, x in enumerate(example_inputs):
+        if isinstance(x, torch.Tensor) and is_fake(x):
+            raise UsageError(
+                f"example_inputs[{i}] is a fake tensor (FakeTensorMode): wrap plans by running "
+                "the model's forward once on example_inputs, which needs real tensors; pass "
+                f"tensors of the same shape and dtype (torch.zeros({tuple(x.shape)}, "
+                f"dtype={x.dtype}, device={str(x.device)!r})), or leave example_inputs out and "
+                "the first call plans")
 
 
 def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None, *,
