@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 
 import pytest
 import torch

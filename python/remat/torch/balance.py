@@ -28,7 +28,7 @@ import platform
 import stat
 import time
 import warnings
-from typing import Callable, Optional
+from typing import Callable
 
 import torch
 
