@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple, Union
 
-from remat import _core
+from remat import _core, interrupt
 from remat.errors import UsageError
 from remat.options import check_bool, check_int, check_number, check_seed, check_text
 
@@ -259,9 +259,10 @@ def plan(graph: _core.Graph, *, budget: Optional[Size] = None, memory: Optional[
     _settings(threads, seed, lower_bound)
     patience = 0.0 if patience_s is None else _limit(patience_s, "patience_s")
     budget_text = "min" if budget == "min" else _size_text(budget, "budget")
-    report = _core._plan(graph, budget_text, _size_text(memory, "memory"),
-                         fixed_bytes, _strategies(strategies), _limit(time_limit_s), threads,
-                         seed, lower_bound, float(gap), patience, list(starts))
+    with interrupt.planning():
+        report = _core._plan(graph, budget_text, _size_text(memory, "memory"),
+                             fixed_bytes, _strategies(strategies), _limit(time_limit_s),
+                             threads, seed, lower_bound, float(gap), patience, list(starts))
     smallest = report.min_budget
     bound = report.bound
     proven = report.lower_bound
@@ -296,9 +297,10 @@ def sweep(graph: _core.Graph, *, budgets: Optional[Sequence[Size]] = None,
         if not grid:
             raise UsageError("budgets lists no budget")
     total = 0.0 if total_time_limit_s is None else _limit(total_time_limit_s, "total_time_limit_s")
-    points_out = _core._sweep(graph, grid, _size_text(from_, "from_"), _size_text(to, "to"),
-                              points, _strategies(strategies), _limit(time_limit_s), threads,
-                              seed, lower_bound, total)
+    with interrupt.planning():
+        points_out = _core._sweep(graph, grid, _size_text(from_, "from_"), _size_text(to, "to"),
+                                  points, _strategies(strategies), _limit(time_limit_s),
+                                  threads, seed, lower_bound, total)
     no_remat_cost = graph.total_cost
     return [SweepPoint(budget_bytes=p.budget_bytes, lower_bound=p.lower_bound,
                        lower_bound_status=p.lower_bound_status,
@@ -332,9 +334,10 @@ def max_batch(build_graph: Callable[[int], tuple], *, memory: Size,
     check_int("max_batch", max_batch, low=1)
     _settings(threads, seed)
     total = 0.0 if total_time_limit_s is None else _limit(total_time_limit_s, "total_time_limit_s")
-    report = _core._max_batch(build_graph, memory_bytes, _strategies(strategies),
-                              0.0 if max_overhead is None else float(max_overhead), max_batch,
-                              _limit(time_limit_s), threads, seed, total)
+    with interrupt.planning():
+        report = _core._max_batch(build_graph, memory_bytes, _strategies(strategies),
+                                  0.0 if max_overhead is None else float(max_overhead),
+                                  max_batch, _limit(time_limit_s), threads, seed, total)
     results = tuple(
         BatchSearch(strategy=s.strategy, max_batch=s.max_batch, certified=s.certified,
                     limit_reached=s.limit_reached, ratio=report.ratio(s),

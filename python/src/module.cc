@@ -6,6 +6,7 @@
 
 #include "errors_bindings.h"
 #include "graph_bindings.h"
+#include "interruptible.h"
 #include "planning_bindings.h"
 #include "schedule_bindings.h"
 #include "sizes_bindings.h"
@@ -23,4 +24,5 @@ PYBIND11_MODULE(_core, m) {
   remat::BindBounds(m);
   remat::BindScheduleFiles(m);
   remat::BindPlanning(m);
+  remat::BindInterrupt(m);
 }

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional, Union
 
 import torch
 
-from remat import _core
+from remat import _core, interrupt
 from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.options import check_bool, check_choice
 from remat.torch.inductor_peak import peak_pass
@@ -135,7 +135,9 @@ class RematBackend:
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         try:
-            return self._compile(gm, example_inputs)
+            # Ctrl-C stops the region's planning even where Python swallowed it (interrupt.py).
+            with interrupt.planning():
+                return self._compile(gm, example_inputs)
         except Exception as error:
             # Ctrl-C can land inside torch's tracing, in a `try` whose `finally` then fails on
             # a variable the interrupt left unset: the KeyboardInterrupt survives only as that

@@ -24,7 +24,7 @@ import torch
 from torch import fx
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from remat import _core
+from remat import _core, interrupt
 from remat.errors import CaptureError
 
 __all__ = ["CapturedStep", "capture"]
@@ -329,6 +329,7 @@ def map_storage_nodes(graph: fx.Graph, base_of: dict[fx.Node, Optional[int]], *,
     writing_nodes: set[int] = set()
 
     for node in graph.nodes:
+        interrupt.check()
         if node.op == "get_attr":
             base_of[node] = None  # a constant the trace lifted into the module
             continue

@@ -23,6 +23,7 @@ import torch
 from torch import fx
 from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sdpa_flop_count
 
+from remat import interrupt
 from remat.errors import UnknownOpError, UsageError
 from remat.options import check_choice, check_number
 from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
@@ -121,6 +122,7 @@ def joint_flops(joint: Any, *, flops_per_byte: float = 1.0,
     ``node_flops``."""
     costs = []
     for i, node in enumerate(joint.order):
+        interrupt.check()
         if node is None:
             costs.append(0.0)
         elif i in joint.fused:
@@ -164,5 +166,8 @@ def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
                unknown_ops: str = "error") -> list[float]:
     """One cost per remat node, in FLOPs (see the module docstring)."""
     check_cost_options(flops_per_byte, unknown_ops)
-    return [node_flops(node, flops_per_byte=flops_per_byte, unknown_ops=unknown_ops)
-            for node in captured.nodes]
+    costs = []
+    for node in captured.nodes:
+        interrupt.check()
+        costs.append(node_flops(node, flops_per_byte=flops_per_byte, unknown_ops=unknown_ops))
+    return costs

@@ -34,7 +34,7 @@ import torch
 from torch import fx
 from torch.utils import _pytree as pytree
 
-from remat import _core
+from remat import _core, interrupt
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.capture import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
@@ -158,6 +158,7 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     graph = module.graph
     placeholders = graph.find_nodes(op="placeholder")
     for node in graph.nodes:
+        interrupt.check()
         if _symbolic(node.meta.get("val")) and _data_dependent(node.meta.get("val")):
             raise UnknownOpError(
                 f"operation '{node.name}' ({node.target}) has an output whose size depends on "

@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 from torch import fx
 
-from remat import _core
+from remat import _core, interrupt
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
@@ -140,6 +140,7 @@ def schedule_modules(joint: JointGraph, operations: Sequence[tuple[str, int, int
     forward_values: Optional[list[Any]] = None
     backward_values: dict[int, Any] = {}
     for kind, stage, v in operations:
+        interrupt.check()
         if kind == "free":
             live.pop(v, None)
             continue
@@ -383,7 +384,9 @@ class RematPartition:
                 partitions = partitions.rebased(joint)
         key = self.region_key if self.region_key is not None else len(self.plans)
         held = sum(b for k, b in self.ledger.items() if k != key)
+        interrupt.check()
         planned = self.plan_region(joint, partitions, held)
+        interrupt.check()
         self.ledger[key] = joint.fixed_bytes + planned.kept_bytes
         plan, graph, schedule = planned.plan, planned.graph, planned.schedule
         seconds = time.monotonic() - started

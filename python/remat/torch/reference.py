@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import fx
 
-from remat import _core
+from remat import _core, interrupt
 from remat.torch.joint import JointGraph
 
 __all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition", "saved_ids",
@@ -133,10 +133,12 @@ class TorchPartitions:
         key = min(1.0, max(0.0, float(memory_budget)))
         if key not in self.made:
             started = time.monotonic()
+            interrupt.check()  # torch's min-cut solve is long: not after Ctrl-C
             self.made[key] = min_cut_partition(self.joint, self.joint_inputs,
                                                self.num_fwd_outputs,
                                                self.static_lifetime_input_indices, key)
             self.spent_s += time.monotonic() - started
+            interrupt.check()
         return self.made[key]
 
     def rebased(self, joint: JointGraph) -> "TorchPartitions":

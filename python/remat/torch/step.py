@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import torch
 
-from remat import _core, planning
+from remat import _core, interrupt, planning
 from remat.errors import (InfeasibleBudgetError, InputError, InputMismatchError, UsageError)
 from remat.options import (check_bool, check_choice, check_int, check_number, check_seed,
                            check_strategy, check_text)
@@ -166,8 +166,9 @@ def export_graph(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequ
                  name: str = "") -> _core.Graph:
     """Captures the training step and writes it as a remat graph file for the CLI
     (``remat solve --graph path``). Returns the graph."""
-    _, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
-                               unknown_ops, flops_per_byte, name)
+    with interrupt.planning():
+        _, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
+                                   unknown_ops, flops_per_byte, name)
     graph.save(path)
     return graph
 
@@ -203,8 +204,9 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     check_bool("lower_bound", lower_bound)
     document = load_schedule_file(schedule) if schedule is not None else None
 
-    captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
-                                      unknown_ops, flops_per_byte, "")
+    with interrupt.planning():  # Ctrl-C stops the capture wherever it lands (interrupt.py)
+        captured, graph = _captured_graph(model, loss_fn, example_inputs, model_inputs, costs,
+                                          unknown_ops, flops_per_byte, "")
     fixed = _fixed_bytes(model, example_inputs)
     if document is not None:
         return _loaded_step(model, captured, graph, schedule, document, budget_text,

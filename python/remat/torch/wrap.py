@@ -19,6 +19,7 @@ from typing import Any, Optional, Sequence, Union
 
 import torch
 
+from remat import interrupt
 from remat.errors import Error, UsageError
 from remat.torch.backend import RematBackend
 from remat.torch.capture import kept_whole
@@ -66,10 +67,12 @@ class PlannedModule(torch.nn.Module):
         from torch._dynamo.exc import BackendCompilerFailed
 
         # Recurrent modules are traced too (Dynamo runs them eagerly unless allow_rnn), and a
-        # call that traces keeps upsampling whole, as eager autograd runs it.
+        # call that traces keeps upsampling whole, as eager autograd runs it. A call that plans
+        # (the first of a signature) stops on Ctrl-C wherever it lands, in Dynamo's tracing
+        # too (interrupt.py).
         try:
-            with kept_whole(), dynamo_config.patch(allow_rnn=True,
-                                                   recompile_limit=RECOMPILE_LIMIT):
+            with interrupt.planning(), kept_whole(), \
+                    dynamo_config.patch(allow_rnn=True, recompile_limit=RECOMPILE_LIMIT):
                 return self._compiled(*args, **kwargs)
         except BackendCompilerFailed as failure:
             inner = failure.inner_exception
