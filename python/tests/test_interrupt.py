@@ -211,6 +211,8 @@ SWALLOWED_CHILD = textwrap.dedent("""
     print(f"model intact: {intact}", flush=True)
     print(f"handler back: {signal.getsignal(signal.SIGINT) is signal.default_int_handler}, "
           f"hook back: {sys.unraisablehook is sys.__unraisablehook__}", flush=True)
+    planned(x).sum().backward()  # the next call plans and trains as if nothing had happened
+    print(f"planned again: {all(p.grad is not None for p in model.parameters())}", flush=True)
 """)
 
 
@@ -223,6 +225,7 @@ def test_ctrl_c_that_python_swallowed_in_a_callback_still_stops_planning(front_e
     assert latency < 0.5, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
     assert "model intact: True" in out, out + err
     assert "handler back: True, hook back: True" in out, out + err
+    assert "planned again: True" in out, out + err
 
 
 # The issue's case: a 200-layer MLP under the backend at 30% with `optimal`, SIGINT at varied
