@@ -6,6 +6,7 @@ names the option and what it got."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Optional, Sequence
 
 from remat import _core
@@ -19,7 +20,10 @@ SEED_RANGE = (-2 ** 31, 2 ** 31 - 1)
 
 
 def _got(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
+    kind = type(value)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    return f"{value!r} ({name})"
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -31,21 +35,23 @@ def check_bool(name: str, value: Any) -> bool:
 
 def check_int(name: str, value: Any, *, low: Optional[int] = None,
               high: Optional[int] = None) -> int:
-    """``value`` when it is an int (not a bool) within [low, high]."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """``value`` as an int when it is an integer (an int or numpy's, not a bool) within
+    [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{name} must be an int{_range(low, high)}, got {_got(value)}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise UsageError(f"{name} must be an int{_range(low, high)}, got {value}")
-    return value
+    return int(value)
 
 
 def check_number(name: str, value: Any, *, low: Optional[float] = None,
                  high: Optional[float] = None, above_low: bool = False,
                  finite: bool = True) -> float:
-    """``value`` as a float when it is an int or a float (not a bool, never NaN) within the
-    bounds: ``low`` itself excluded with ``above_low``, infinity excluded with ``finite``."""
+    """``value`` as a float when it is a real number (an int or a float, numpy's too; not a
+    bool, never NaN) within the bounds: ``low`` itself excluded with ``above_low``, infinity
+    excluded with ``finite``."""
     what = f"{'a finite number' if finite else 'a number'}{_range(low, high, above_low)}"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise UsageError(f"{name} must be {what}, got {_got(value)}")
     number = float(value)
     if math.isnan(number) or (finite and math.isinf(number)) or \

@@ -109,7 +109,12 @@ def test_a_list_of_strategies_holds_names():
 
 
 def test_right_values_pass():
-    # The checks take what they should: ints for numbers, an infinite cost cap.
+    # The checks take what they should: ints for numbers, numpy's ints and floats, an infinite
+    # cost cap.
+    import numpy as np
+
+    remat.torch.backend(budget="50%", threads=np.int64(1), seed=np.int32(3),
+                        gap=np.float32(0.01), time_limit_s=np.float64(5))
     report = remat.plan(chain(4), budget=16, strategies="checkpoint-all", time_limit_s=5,
                         gap=0, seed=0, lower_bound=False)
     assert report.rows[0].fits

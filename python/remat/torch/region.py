@@ -123,7 +123,8 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                          "with memory=, not with budget=")
     check_strategy(strategy)
     limit = _time_limit(time_limit_s, None)
-    _core._check_settings(limit, check_int("threads", threads))
+    threads = check_int("threads", threads)
+    _core._check_settings(limit, threads)
     check_cost_options(flops_per_byte, unknown_ops, machine_ok=True)
     return RegionSettings(budget=_size_text(budget, "budget"),
                           memory=_size_text(memory, "memory", percent=False),
