@@ -52,8 +52,6 @@ double SecondsLeft() {
   return std::max(0.0, std::chrono::duration<double>(current_deadline - Clock::now()).count());
 }
 
-double CappedToDeadline(double limit_s) { return std::max(0.0, std::min(limit_s, SecondsLeft())); }
-
 const char* TimeLimitReached::what() const noexcept {
   return "the time limit was reached before the work was done";
 }

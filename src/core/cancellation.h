@@ -59,9 +59,6 @@ bool DeadlinePassed();
 // or cancelled.
 double SecondsLeft();
 
-// `limit_s`, or less when the thread's deadline comes sooner (never negative).
-double CappedToDeadline(double limit_s);
-
 // Work abandoned at its deadline (StopAtDeadline); never escapes the scope's owner.
 class TimeLimitReached : public std::exception {
  public:

@@ -63,16 +63,16 @@ class Search {
     } catch (const TimeLimitReached&) {
       stopped = true;
     }
-    stopped = stopped || TimeUp();
-    best_.parameters += fmt::format("; local search: {} holds added, {} swaps, cost {:.6g} -> {:.6g}{}",
-                                    holds_, swaps_, start_cost, best_.cost,
-                                    stopped ? " (time limit)" : "");
+    stopped = stopped || DeadlinePassed();
+    best_.parameters +=
+        fmt::format("; local search: {} holds added, {} swaps, cost {:.6g} -> {:.6g}{}", holds_,
+                    swaps_, start_cost, best_.cost, stopped ? " (time limit)" : "");
     return std::move(best_);
   }
 
  private:
   void Improve() {
-    for (bool improved = true; improved && !TimeUp();) {
+    for (bool improved = true; improved && !DeadlinePassed();) {
       improved = false;
       std::vector<Gap> gaps = Recomputations(best_.schedule);
       // Dearest recomputation first; shorter holds first among equals.
@@ -82,14 +82,12 @@ class Search {
         return a.to - a.from < b.to - b.from;
       });
       for (const Gap& gap : gaps) {
-        if (TimeUp()) break;
+        if (DeadlinePassed()) break;
         if (!best_.schedule.R.Get(gap.to, gap.value)) continue;  // removed by an earlier move
         if (TryHold(gap)) improved = true;
       }
     }
   }
-
-  static bool TimeUp() { return DeadlinePassed(); }
 
   // Holds gap.value through stages from+1..to; on overflow, tries giving up one hold.
   bool TryHold(const Gap& gap) {
@@ -181,7 +179,7 @@ class Search {
     int64_t freed = 0;
     double cost = 0;
     for (const Victim& victim : victims) {
-      if (TimeUp()) return false;
+      if (DeadlinePassed()) return false;
       cost += victim.cost;
       if (cost >= saving) return false;
       edits.push_back(victim.release);
