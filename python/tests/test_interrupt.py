@@ -108,6 +108,25 @@ def test_ctrl_c_stops_a_long_solve(call):
     assert stopped_s < 5, f"stopped {stopped_s:.1f} s after SIGINT"
 
 
+# The model and front end of the two children below: an 80-layer MLP under `wrap` or under the
+# backend (argv[1]), at a budget low enough that planning runs for over a second.
+FRONT_END = """\
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[m for _ in range(80)
+                                  for m in (torch.nn.Linear(64, 64), torch.nn.Tanh())])
+    x = torch.randn(32, 64)
+    if sys.argv[1] == "wrap":
+        planned = remat.torch.wrap(model, budget="25%", time_limit_s=120, gap=0)
+    else:
+        planned = torch.compile(model, dynamic=False, backend=remat.torch.backend(
+            budget="25%", time_limit_s=120, gap=0, compiler="aot_eager"))
+"""
+
+
+def with_front_end(script: str) -> str:
+    return script.replace("{front_end}", FRONT_END)
+
+
 # remat.torch.wrap and the backend plan inside torch.compile's call: Ctrl-C there ends planning
 # as fast (the interrupt reaches Python within the C++ watcher's 50 ms tick, or at once in
 # Python code) and leaves the user's model as it was: its parameters still Parameters, eager
@@ -118,7 +137,7 @@ def test_ctrl_c_stops_a_long_solve(call):
 # takes seconds on a loaded machine, and a signal that lands in torch's own tracing is not
 # remat's to handle (torch can abort there, inside its autograd engine). With gap=0 planning
 # runs for over a second (1.2-1.4 s measured), so the signal lands in it.
-TORCH_CHILD = textwrap.dedent("""
+TORCH_CHILD = textwrap.dedent(with_front_end("""
     import signal, sys, time
     signal.signal(signal.SIGINT, signal.default_int_handler)
     import torch, remat, remat.planning, remat.torch
@@ -129,16 +148,7 @@ TORCH_CHILD = textwrap.dedent("""
         return planning(*args, **kwargs)
     remat.planning.plan = announced
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(*[m for _ in range(80)
-                                  for m in (torch.nn.Linear(64, 64), torch.nn.Tanh())])
-    x = torch.randn(32, 64)
-    if sys.argv[1] == "wrap":
-        planned = remat.torch.wrap(model, budget="25%", time_limit_s=120, gap=0)
-    else:
-        planned = torch.compile(model, dynamic=False, backend=remat.torch.backend(
-            budget="25%", time_limit_s=120, gap=0, compiler="aot_eager"))
-    try:
+{front_end}    try:
         planned(x).sum().backward()
         print("returned", flush=True)
     except KeyboardInterrupt:
@@ -147,7 +157,7 @@ TORCH_CHILD = textwrap.dedent("""
     with torch.no_grad():
         intact = intact and model(x).shape == (32, 64)
     print(f"model intact: {intact}", flush=True)
-""")
+"""))
 
 
 @pytest.mark.parametrize("front_end", ["wrap", "backend"])
@@ -168,7 +178,7 @@ def test_ctrl_c_stops_planning_inside_torch_compile(front_end):
 # signal at once (it sends SIGINT to its own process and runs on), when planning starts: remat
 # records the interrupt and raises it again. Without that, planning runs to its end and the
 # step returns.
-SWALLOWED_CHILD = textwrap.dedent("""
+SWALLOWED_CHILD = textwrap.dedent(with_front_end("""
     import os, signal, sys, time, weakref
     signal.signal(signal.SIGINT, signal.default_int_handler)
     import torch, remat, remat.planning, remat.torch
@@ -192,16 +202,7 @@ SWALLOWED_CHILD = textwrap.dedent("""
         return planning(*args, **kwargs)
     remat.planning.plan = swallowed_then_planned
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(*[m for _ in range(80)
-                                  for m in (torch.nn.Linear(64, 64), torch.nn.Tanh())])
-    x = torch.randn(32, 64)
-    if sys.argv[1] == "wrap":
-        planned = remat.torch.wrap(model, budget="25%", time_limit_s=120, gap=0)
-    else:
-        planned = torch.compile(model, dynamic=False, backend=remat.torch.backend(
-            budget="25%", time_limit_s=120, gap=0, compiler="aot_eager"))
-    print("ready", flush=True)
+{front_end}    print("ready", flush=True)
     try:
         planned(x).sum().backward()
         print("returned", flush=True)
@@ -213,7 +214,7 @@ SWALLOWED_CHILD = textwrap.dedent("""
           f"hook back: {sys.unraisablehook is sys.__unraisablehook__}", flush=True)
     planned(x).sum().backward()  # the next call plans and trains as if nothing had happened
     print(f"planned again: {all(p.grad is not None for p in model.parameters())}", flush=True)
-""")
+"""))
 
 
 @pytest.mark.parametrize("front_end", ["wrap", "backend"])
