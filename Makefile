@@ -82,8 +82,9 @@ pip-check: deps
 	cd "$$scratch" && "$$scratch/venv/bin/python" -c \
 	  'import remat; print(remat._core.__file__); print(remat.strategy_names())'
 
+# Every table of docs/BENCHMARKS.md, each command's output in bench-results/ (hours).
 bench: build
-	$(BUILD)/bench/remat_bench
+	BUILD=$(BUILD) PYTHON=$(PYTHON) ./scripts/bench_all.sh
 
 # libFuzzer targets (docs/fuzzing.md), never part of `make test`: clang and compiler-rt are
 # installed, build-fuzz is configured with clang and every fuzzer is built.
