@@ -1,5 +1,5 @@
 """Predicted against measured step peaks of remat's backend on a device (docs/BENCHMARKS.md,
-"Measured peaks on a GPU").
+"Fidelity: predicted against measured peaks").
 
 For each model (transformers' GPT-2 and Llama built from configs, python/tests/hf_models.py,
 their own loss), each compiler (``aot_eager``, ``inductor``) and each budget, the model is

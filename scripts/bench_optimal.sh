@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 26's acceptance, measured in one run (docs/BENCHMARKS.md, "An optimal that earns its
-# time"): whole-command wall times of local-search and optimal (old and new remat) on the zoo at
+# Issue 26's acceptance, measured in one run (docs/BENCHMARKS.md, "Solvers on Checkmate's MILP:
+# proofs and time"): whole-command wall times of local-search and optimal (old and new remat) on the zoo at
 # 50% and on the PyTorch captures at 30/50/70%, --budget min on the zoo, the captures and five
 # random layered DAGs, approx on Checkmate's VGG16 below (1 - eps) of its minimum peak, and the
 # U-Net instance where optimal lost to approx. Prints Markdown tables.

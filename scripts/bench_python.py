@@ -1,4 +1,5 @@
-"""Benchmarks of the PyTorch front end (docs/BENCHMARKS.md, "remat for PyTorch").
+"""Benchmarks of the PyTorch front end (docs/BENCHMARKS.md, "The eager executor
+(plan_step)").
 
 Measured in one run, on whatever machine runs it (CPU unless --device cuda):
   1. capture and plan time for a ResNet-18-style network and a small GPT;

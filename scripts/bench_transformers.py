@@ -1,4 +1,5 @@
-"""Planning deep transformers against depth (docs/BENCHMARKS.md, "Deep transformers").
+"""Planning deep transformers against depth (docs/BENCHMARKS.md, "Deep transformers:
+planning time against depth").
 
 For GPT-2- and Llama-shaped decoders of the transformers library (random init, the models'
 own loss) at each depth, the joint graph of the model's largest compiled region is captured

@@ -1,7 +1,7 @@
 """Exports three PyTorch training steps, captured by remat, as graph files for the CLI:
 a small ViT (scaled dot-product attention), a U-Net with batch norm, transposed convolution and
 bilinear upsampling, and a GRU model with torch.where and dropout. They are the "captures" of
-docs/BENCHMARKS.md ("An optimal that earns its time") and of the CLI tests.
+docs/BENCHMARKS.md ("Solvers on Checkmate's MILP: proofs and time") and of the CLI tests.
 
 Usage: .venv/bin/python scripts/export_captures.py OUT_FOLDER
 """

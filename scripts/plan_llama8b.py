@@ -1,5 +1,6 @@
 """The longest sequence a Llama-3-8B-shaped decoder trains at on an 80 GB device, planned on
-this machine from fake tensors (docs/BENCHMARKS.md, "Real sizes without the memory").
+this machine from fake tensors (docs/BENCHMARKS.md, "A Llama-3-8B-shaped decoder from
+meta tensors").
 
 The model is built on the meta device (nothing allocated): 32 layers, hidden 4096, 32 heads
 with 8 KV heads, intermediate 14336, vocabulary 128256, bf16 parameters, gradients and AdamW

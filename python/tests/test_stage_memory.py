@@ -101,7 +101,8 @@ def test_a_forward_fusion_that_holds_more_than_the_plans_peak_is_refused(backwar
         for node1, node2, fuses in cases:
             asked.clear()
             # In the backward graph, Inductor's own choices (the rule raised the GRU's
-            # backward there: docs/BENCHMARKS.md).
+            # backward there: docs/BENCHMARKS.md at 8528922, "Kernels that hold
+            # what the plan holds").
             fuses = fuses or backward
             assert rule.can_fuse(None, node1, node2, 1) is fuses, (node1, node2)
             assert asked == ([(node1, node2)] if fuses else [])

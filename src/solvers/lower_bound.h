@@ -37,7 +37,8 @@ BestBound BestLowerBound(const Graph& graph, int64_t budget_bytes, const BoundOp
 int64_t EstimateCheckmateColumns(const Graph& graph);
 
 // True when a model of that many columns can be expected to solve (LP) within `time_limit_s`
-// on one core; measured in docs/BENCHMARKS.md ("Skipping the LP").
+// on one core; measured in docs/BENCHMARKS.md
+// ("The paper's networks: costs, gaps and bounds").
 bool LpFitsTime(int64_t columns, double time_limit_s);
 
 }  // namespace remat

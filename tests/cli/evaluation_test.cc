@@ -368,7 +368,8 @@ TEST_F(EvaluationTest, MaxBatchPlotsOneBarPerStrategyAsSvgAndPng) {
 // Issue 23: `--workspace none` is the paper's accounting, node outputs only. Every batch's
 // peak is then at most the default's (cpu: no device), so the largest batch is at least as
 // large; on VGG19 at 224x224 it is larger, since the default counts the convolutions' oneDNN
-// copies (203 samples against 151, docs/BENCHMARKS.md).
+// copies (203 samples against 151, docs/BENCHMARKS.md, "The paper's networks: costs,
+// gaps and bounds").
 TEST_F(EvaluationTest, MaxBatchWithoutWorkspaceFitsMoreThanTheDefault) {
   const std::string command = "maxbatch --model vgg19 --memory 16GB --optimizer adam "
                               "--strategies checkpoint-all --json --quiet";

@@ -11,7 +11,8 @@ parameters or tangents, and its outputs to the end). A scheduler pass run right 
 region, which it finds by a mark the partitioner leaves on the graph module. The estimate is
 of the fused order, the order the kernels run in: the backend turns Inductor's peak-memory
 reordering off (stage_fusion.py), and where the user turns it on, that pass only keeps an
-order of lower estimate (measured against remat's prediction in docs/BENCHMARKS.md).
+order of lower estimate (measured against remat's prediction in docs/BENCHMARKS.md, "Under
+torch.compile: remat against PyTorch's knob").
 """
 
 from __future__ import annotations

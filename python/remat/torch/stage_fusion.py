@@ -18,8 +18,8 @@ Inductor's own, and the choices in force before (the user's, if any) decide them
 without a tag (torch's own partitions, what Inductor's passes add) are not held back. In the
 forward graph this rule is not applied: there it (as first measured, every origin of a
 kernel counted) raised the benchmark's GRU at 70% (its forward peak 32.99 MB for 32.86), and
-lowered no other model's measured peak (docs/BENCHMARKS.md, "Recomputations kept in their
-stage").
+lowered no other model's measured peak (docs/BENCHMARKS.md at 8528922, "Recomputations kept in
+their stage").
 
 A second rule holds in the forward graph: the partitioner leaves on each emitted graph what
 its plan holds at each stage (``StageMemory``, ``MEMORY`` in the graph module's meta), and a
@@ -28,7 +28,8 @@ outputs of its later parts far enough ahead of their stages to go further above 
 peak than either kernel alone (``raises_the_peak``). It does not count the buffers a fusion
 removes (a producer's output read only by the kernel it joins), and in the backward graph,
 where Inductor fuses gradient chains, refusing such fusions raised the benchmark's GRU at
-50% (docs/BENCHMARKS.md, "Kernels that hold what the plan holds"): there it is not applied.
+50% (docs/BENCHMARKS.md at 8528922, "Kernels that hold what the plan holds"): there it is not
+applied.
 
 On the CPU, Inductor writes consecutive kernels into one C++ function until an extern kernel
 comes, allocating all their outputs before the call and freeing what they read last after it.
@@ -44,7 +45,7 @@ its last writer, where the generated code allocates the whole concatenation at i
 writer. Refusing fusions leaves more writers unfused, and the pass moved each to right after
 the value it copies, which looked like freeing that value: on the benchmark's GRU at 70% the
 6 MiB concatenation of the input projection's gradient was then allocated at the start of the
-backward (docs/BENCHMARKS.md).
+backward (docs/BENCHMARKS.md at 8528922, "Recomputations kept in their stage").
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def stages_of(snode: Any) -> tuple[set[int], bool]:
     (in graph order): the one whose value it writes. The others are pointwise producers that
     Inductor inlined into it, computed again inside the kernel wherever it runs; counted, they
     made a concatenation's writer on the GRU a kernel of two stages, which then ran apart from
-    its own step's kernel and held that step's saved values (docs/BENCHMARKS.md)."""
+    its own step's kernel and held that step's saved values (docs/BENCHMARKS.md at 8528922,
+    "Recomputations kept in their stage")."""
     stages: set[int] = set()
     recomputed = False
     for part in snode.get_nodes():
@@ -261,7 +263,8 @@ def _flush_at_frees() -> Iterator[None]:
     kernel (a matrix product) comes: all their outputs are allocated before it runs and what
     they read last is freed after it. Within the block, a remat graph's function ends after
     each kernel that is the last reader of a buffer, so that the buffer is freed before the
-    next kernel allocates, as the plan does (docs/BENCHMARKS.md)."""
+    next kernel allocates, as the plan does (docs/BENCHMARKS.md at 8528922, "Kernels that
+    hold what the plan holds")."""
     from torch._inductor.codegen.cpp import CppScheduling
 
     inner = CppScheduling.ready_to_flush

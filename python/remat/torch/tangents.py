@@ -3,9 +3,9 @@
 The tangents are the gradients of the region's outputs that autograd hands the backward graph:
 a full tensor for each output that requires grad (the logits a language model returns get a
 zero tensor of their size). The backward graph remat emits receives them as placeholders
-(partition.py) and frees each after its last reader (measured: docs/BENCHMARKS.md). joint.py
-makes them nodes of cost 0 right after the loss node, their only input, that run once (the
-tangents with the same last reader, one node).
+(partition.py) and frees each after its last reader (measured: docs/BENCHMARKS.md at 8528922,
+"Each tangent until its own last reader"). joint.py makes them nodes of cost 0 right after the
+loss node, their only input, that run once (the tangents with the same last reader, one node).
 
 Let T(v) be the tangents t < v <= r_t (r_t the last reader of t). Each node v after the
 tangents computes at its own stage v, once they have arrived, and before each t in T(v) is read
