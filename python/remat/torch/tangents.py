@@ -18,8 +18,8 @@ it again, from the loss node, which no program does). The peak of every program 
 
     max over v of  bytes(v) + workspace(v) + bytes(inputs(v) + T(v))
 
-remat's own bound (one node with its inputs) on a graph with those edges. Proof and figures:
-docs/python.md, "The tangents stay live".
+remat's own bound (one node with its inputs) on a graph with those edges. Proof:
+docs/design.md §8, "Minimum peak with the tangents".
 
 ``hold_tangents`` reads a schedule that computes the loss node again (remat's model allows it;
 the emitted program only reads the placeholders again) as that program.
