@@ -6,6 +6,8 @@ from __future__ import annotations
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from remat.torch.workspace import quiet_profiler
+
 _MEASURED = "remat: measured step"
 
 
@@ -40,6 +42,7 @@ def peak_and_phase_of(step) -> tuple[int, str]:
     step marks its backward pass with ``record_function(BACKWARD)`` and the peak is inside
     that mark, "forward" where it marks it and the peak is outside, "" where it does not."""
     step()  # warm-up: kernels' one-time caches are not part of a step's peak
+    quiet_profiler()
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
         with record_function(_MEASURED):

@@ -20,12 +20,13 @@ libraries size their workspace from the memory left free), has none.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 import torch
 from torch import fx
 
-__all__ = ["node_workspace_bytes", "measured_workspace_bytes"]
+__all__ = ["node_workspace_bytes", "measured_workspace_bytes", "quiet_profiler"]
 
 # (operation, operands' sizes, strides and dtypes, other arguments) -> measured workspace
 _MEASURED: dict[tuple, int] = {}
@@ -85,6 +86,16 @@ def _outputs_bytes(result: Any) -> int:
     return 0
 
 
+def quiet_profiler() -> None:
+    """Keeps torch.profiler's engine (Kineto) from printing ``USDT: ... profiler_start`` and
+    ``profiler_stop`` on stderr at every profiling session (torch 2.13), as the measurements
+    here and in the benchmarks open one per convolution or step on the user's behalf. Kineto
+    reads ``KINETO_LOG_LEVEL`` once, when the process first profiles; 6 is above its highest
+    level (its own errors included: a failed session shows as missing events instead). A value
+    the user set is kept, and a process that profiled before keeps the level it started with."""
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
+
 def measured_workspace_bytes(node: fx.Node) -> Optional[int]:
     """The workspace of one convolution measured on this machine, or None when it cannot be
     measured here (see the module docstring)."""
@@ -100,6 +111,7 @@ def measured_workspace_bytes(node: fx.Node) -> Optional[int]:
         args = _operand(node.args)
         kwargs = {k: _operand(v) for k, v in node.kwargs.items()}
         node.target(*args, **kwargs)  # warm-up: oneDNN builds and caches its primitive
+        quiet_profiler()
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             result = node.target(*args, **kwargs)
         events = sorted((e for e in prof.profiler.kineto_results.events()
