@@ -39,15 +39,21 @@ import statistics
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+# c10 logs once per process that the profiler saw a block freed which was allocated before it
+# started (the gradients of the step before the measured window): the measurement expects it
+# (python/tests/measure.py) and the line says nothing to the reader. Read when torch loads.
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "python", "tests"))
 sys.path.insert(0, HERE)
 
+import demo_warnings  # noqa: E402  (one line per warning with --summary)
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
 from bench_python import step_peak_bytes  # noqa: E402  (measured as that bench measures)
@@ -178,6 +184,34 @@ def max_difference(a, b) -> float:
     return max(float((x - y).abs().max()) for x, y in zip(a, b))
 
 
+def relative_difference(a, reference) -> float:
+    """max |a - reference| over all parameters' gradients, over max |reference|: the largest
+    difference as a fraction of the largest reference gradient (0 where both are all zero)."""
+    largest = max(float(g.abs().max()) for g in reference)
+    difference = max_difference(a, reference)
+    return difference / largest if largest > 0 else (0.0 if difference == 0 else float("inf"))
+
+
+def regions_over(plans) -> int:
+    """How many regions' plans peak above the budget asked of them (a least-peak fallback, or a
+    loaded schedule over it; a BudgetWarning says so as each is planned). The first attempt's
+    budget is the one asked where the backend planned a region again below it."""
+    over = 0
+    for p in plans:
+        asked = max([p.plan.budget_bytes] + [a[0] for a in p.attempts[:1]])
+        over += p.plan.predicted_peak_bytes > asked
+    return over
+
+
+def budget_met(row: dict) -> str:
+    """"yes" where every region's plan is within its budget, else "no (k of n regions over)";
+    "-" without remat's figures (its error, or a row from before they were recorded)."""
+    if "remat_regions_over" not in row:
+        return "-"
+    over, regions = row["remat_regions_over"], row["remat_regions"]
+    return "yes" if over == 0 else f"no ({over} of {regions} region{'s' * (regions != 1)} over)"
+
+
 def compiled(model, backend=None):
     """A copy of ``model`` under torch.compile. Dynamo's caches are not reset: each copy keeps
     its compiled code (the recompile limits are raised in main), so no contender compiles
@@ -304,7 +338,9 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_predicted_peak_bytes"] = sum(p.plan.predicted_peak_bytes for p in plans)
         row["remat_seconds_planning"] = sum(p.seconds for p in plans)
         row["remat_workspace_bytes"] = sum(p.workspace_bytes for p in plans)
+        row["remat_regions_over"] = regions_over(plans)
         row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
+        row["remat_grad_relative"] = relative_difference(grads(remat_net), plain_grads)
         row["remat_peak_bytes"], row["remat_peak_phase"] = step_peak(
             run_step(ours, loss_fn, inputs), device)
         # Inductor's estimate of each region's compiled graphs (the backward is compiled at the
@@ -318,6 +354,7 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         torch.manual_seed(2)
         run_step(knob, loss_fn, inputs)()
         row["knob_grad_max_difference"] = max_difference(grads(knob_net), plain_grads)
+        row["knob_grad_relative"] = relative_difference(grads(knob_net), plain_grads)
         row["knob_peak_bytes"], row["knob_peak_phase"] = step_peak(
             run_step(knob, loss_fn, inputs), device)
     fns = {"plain": run_step(plain, loss_fn, inputs)}
@@ -385,11 +422,11 @@ def print_tables(path: str) -> None:
     with open(path) as f:
         rows = json.load(f)["rows"]
     print("| model | fraction | remat budget (+ workspace) MB | remat predicted MB (Inductor's "
-          "estimate) | remat "
-          "measured MB (x plain), where | x budget | knob measured MB (x plain) | remat step (x "
-          "plain) | knob step (x plain) | remat compile s (plan s) | max grad diff remat / knob "
-          "(x plain's largest) | remat plan (nodes) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "estimate) | remat measured MB (x plain), where | x budget | budget met (plan) | "
+          "knob measured MB (x plain) | remat step (x plain) | knob step (x plain) | remat "
+          "compile s (plan s) | max grad diff remat / knob (x plain's largest) | remat plan "
+          "(nodes) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "fraction" not in r:
             continue
@@ -417,8 +454,8 @@ def print_tables(path: str) -> None:
                     + _round_ratios(r))
             remat = (*remat[:5], f"{remat[5]} / {_grad_difference(r, 'knob')}", remat[6])
         print(f"| {r['model']} | {r['fraction']:g} | {remat[0]} | {remat[1]} | {remat[2]} | "
-              f"{over} | {knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | {remat[5]} | "
-              f"{remat[6]} |")
+              f"{over} | {budget_met(r)} | {knob[0]} | {remat[3]} | {knob[1]} | {remat[4]} | "
+              f"{remat[5]} | {remat[6]} |")
     print()
     for r in rows:
         if r.get("row") == "eager path":
@@ -457,24 +494,41 @@ def _grad_difference(row: dict, who: str) -> str:
 
 def print_summary(rows: list) -> None:
     """Per model: plain torch.compile, then the knob and remat's backend at each fraction:
-    measured peak, step time after warm-up (median of --steps alternating steps) and the
-    largest gradient difference from plain torch.compile."""
+    measured peak, step time after warm-up (median of --steps alternating steps), the largest
+    gradient difference from plain torch.compile as a fraction of plain's largest gradient, and
+    for remat whether every region's plan is within its budget."""
     for model in dict.fromkeys(r["model"] for r in rows if "fraction" in r):
         own = [r for r in rows if r["model"] == model and "fraction" in r]
         peak, step_s = own[0]["plain_peak_bytes"], own[0]["plain_step_s"]
         print(f"\n{model}: one training step (forward, loss, backward)")
-        print(f"{'':28} {'peak MB':>16} {'step ms':>16} {'max grad diff':>14}")
-        print(f"{'plain torch.compile':28} {mb(peak):>16} {step_s * 1e3:>16.1f} {'-':>14}")
+        print(f"{'':28} {'peak MB':>14} {'step ms':>16} {'grad diff':>10}  budget met")
+        print(f"{'plain torch.compile':28} {mb(peak):>14} {step_s * 1e3:>16.1f} {'-':>10}  -")
         for r in own:
             for who, label in (("knob", "activation_memory_budget"), ("remat", "remat")):
                 if f"{who}_peak_bytes" not in r:
+                    if who == "remat":
+                        why = r.get("remat_error_without_workspace") or r.get("remat_error", "")
+                        print(f"{'remat ' + format(r['fraction'], 'g'):28} no plan: {why[:80]}")
                     continue
                 p, t = r[f"{who}_peak_bytes"], r[f"{who}_step_s"]
                 name = f"{label} {r['fraction']:g}"
+                met = budget_met(r) if who == "remat" else "-"
                 print(f"{name:28} "
-                      f"{f'{mb(p)} ({p / peak:.2f}x)':>16} "
+                      f"{f'{mb(p)} ({p / peak:.2f}x)':>14} "
                       f"{f'{t * 1e3:.1f} ({t / step_s:.2f}x)':>16} "
-                      f"{r[f'{who}_grad_max_difference']:>14.1e}")
+                      f"{_relative(r, who):>10}  {met}")
+        print("peak: the largest net allocation of a step (the profiler's memory events on a CPU)\n"
+              "grad diff: max |g - g_plain| / max |g_plain| over all parameters\n"
+              "budget met: every compiled region's plan within its budget (remat's prediction)")
+
+
+def _relative(row: dict, who: str) -> str:
+    """``who``'s gradient difference relative to plain's largest gradient (computed from the
+    absolute one in rows from before the relative one was recorded)."""
+    relative = row.get(f"{who}_grad_relative")
+    if relative is None and row.get("plain_grad_max"):
+        relative = row[f"{who}_grad_max_difference"] / row["plain_grad_max"]
+    return "-" if relative is None else f"{relative:.1e}"
 
 
 def main() -> None:
@@ -513,6 +567,8 @@ def main() -> None:
         return
     global QUIET
     QUIET = args.summary
+    if args.summary:
+        demo_warnings.install()
     device = torch.device(args.device)
     # Dynamo runs nn.GRU eagerly, outside every compiled region, unless told to trace it.
     torch._dynamo.config.allow_rnn = True
