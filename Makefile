@@ -49,7 +49,7 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 
 demo: build-demo
 	./scripts/demo.sh $(REMAT)
-	@echo; echo "== PyTorch: examples/train_resnet.py (a ResNet-18-style step at half its peak)"
+	@echo; echo "== PyTorch: examples/train_resnet.py (remat.torch.wrap: a ResNet-18-style model trained in your own loop at half its activation peak)"
 	$(PYTHON) examples/train_resnet.py --steps 2 --time-limit 10
 	@echo; echo "== PyTorch: a transformers GPT-2 (2 layers) trained under plain torch.compile, PyTorch's activation_memory_budget and remat's backend at 70% and 50%"
 	$(PYTHON) scripts/bench_compiled.py --models lm --fractions 0.7,0.5 --steps 5 \
