@@ -1,6 +1,6 @@
-"""Costs of captured operations: FLOP counts or measured times.
+"""Costs of a joint graph's operations in FLOPs.
 
-``flops``: PyTorch's own FLOP formulas (``torch.utils.flop_counter.flop_registry``: matrix
+PyTorch's own FLOP formulas (``torch.utils.flop_counter.flop_registry``: matrix
 products, convolutions and their backward kernels, attention), and the same attention formulas
 for the CPU kernels of scaled dot-product attention, which the registry leaves out. Every other operation
 (aten or not, data-dependent ones included, such as ``index`` with a boolean mask) is charged
@@ -9,9 +9,6 @@ roofline-style term so that no operation where time is spent costs zero: the siz
 the traced graph's metadata (``meta["val"]``), static once the trace has run. Only an operation
 whose output size the trace left unknown (no metadata, or a size that depends on data at run
 time) has no cost rule: it raises UnknownOpError unless ``unknown_ops="zero-cost"``.
-
-``profile``: each operation's median wall time in milliseconds over ``repeats`` runs of a
-no-rematerialization execution on the example inputs (see ``execute.profile_costs``).
 """
 
 from __future__ import annotations
@@ -26,11 +23,10 @@ from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sd
 from remat import interrupt
 from remat.errors import UnknownOpError, UsageError
 from remat.options import check_choice, check_number
-from remat.torch.capture import CapturedStep, _tensors_in, storage_bytes
+from remat.torch.storage_nodes import _tensors_in, storage_bytes
 
-__all__ = ["flop_costs", "node_flops", "joint_flops", "COST_UNITS"]
+__all__ = ["node_flops", "joint_flops"]
 
-COST_UNITS = {"flops": "flop", "profile": "ms"}
 UNKNOWN_OPS = ("error", "zero-cost")
 
 
@@ -103,7 +99,7 @@ def node_flops(node: fx.Node, *, flops_per_byte: float = 1.0,
             raise UnknownOpError(
                 f"operation '{node.name}' ({target}) has no cost rule: the trace left the "
                 "size of its output unknown; pass unknown_ops=\"zero-cost\" to charge it "
-                "nothing (plan_step also takes costs=\"profile\", which measures it)")
+                "nothing")
         return 0.0
     formula = _formula(target) if getattr(target, "overloadpacket", None) else None
     if formula is not None:
@@ -160,14 +156,3 @@ def check_cost_options(flops_per_byte: Any, unknown_ops: str, *,
             raise
         raise UsageError('flops_per_byte must be a finite number >= 0 or "machine", got '
                          f"{flops_per_byte!r}") from None
-
-
-def flop_costs(captured: CapturedStep, *, flops_per_byte: float = 1.0,
-               unknown_ops: str = "error") -> list[float]:
-    """One cost per remat node, in FLOPs (see the module docstring)."""
-    check_cost_options(flops_per_byte, unknown_ops)
-    costs = []
-    for node in captured.nodes:
-        interrupt.check()
-        costs.append(node_flops(node, flops_per_byte=flops_per_byte, unknown_ops=unknown_ops))
-    return costs

@@ -6,7 +6,7 @@ autograd hands to backward), then the forward and backward operations; its outpu
 the forward outputs, then the gradients. remat reads it as a training graph:
 
 - every operation that creates storage is a node, and views fold into their base
-  (``capture.map_storage_nodes``);
+  (``storage_nodes.map_storage_nodes``);
 - one node stands for what happens outside the region between forward and backward (the loss,
   then autograd): it reads every forward output, holds nothing itself, and is the graph's loss
   node. The tangents are nodes right after it (those with the same last reader, one node),
@@ -36,7 +36,7 @@ from torch.utils import _pytree as pytree
 
 from remat import _core, interrupt
 from remat.errors import CaptureError, UnknownOpError
-from remat.torch.capture import _storages, map_storage_nodes
+from remat.torch.storage_nodes import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
 from remat.torch.tangents import tangent_edges
 from remat.torch.workspace import node_workspace_bytes

@@ -21,7 +21,8 @@ from remat.torch.costs import check_cost_options, joint_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.reference import TorchPartitions, min_cut_schedule
-from remat.torch.step import _plan_of, _time_limit, load_schedule_file, no_schedule_error
+from remat.torch.plans import load_schedule_file, no_schedule_error, time_limit
+from remat.torch.plans import plan_of as simulated_plan
 from remat.torch.tangents import hold_tangents, least_peak_bound
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -122,7 +123,7 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
         raise UsageError("optimizer= counts the optimizer's state in device memory: give it "
                          "with memory=, not with budget=")
     check_strategy(strategy)
-    limit = _time_limit(time_limit_s, None)
+    limit = time_limit(time_limit_s, None)
     threads = check_int("threads", threads)
     _core._check_settings(limit, threads)
     check_cost_options(flops_per_byte, unknown_ops, machine_ok=True)
@@ -220,8 +221,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     minimum, minimum_proof = least_peak_bound(graph)
 
     def plan_of(schedule, status, bound, budget=budget_bytes, strategy=settings.strategy):
-        return _plan_of(graph, schedule, strategy, status, budget, no_remat.cost,
-                        no_remat.peak_bytes, fixed, bound)
+        return simulated_plan(graph, schedule, strategy, status, budget, no_remat.cost,
+                              no_remat.peak_bytes, fixed, bound)
 
     def region(plan, schedule, note="", torch_budget=None, torch_partitions=(), tightened=""):
         return RegionSchedule(plan, graph, schedule, note, reference_name,

@@ -1,107 +1,28 @@
-"""Capture of a PyTorch training step as one joint graph of aten operations.
+"""The storage of an FX graph of aten operations as remat nodes.
 
-AOTAutograd traces the step (``loss_fn(model(*inputs[:k]), *inputs[k:])``, then the gradients of
-every parameter) with fake tensors into a functional FX graph: forward and backward kernels are
-explicit, in-place updates (batch-norm running statistics) become outputs, and nothing runs on
-real data. Each operation that creates storage becomes one remat node, and so does each member
-of a multi-output operation's result, so that each output is freed after its own last reader.
-Views and aliases are folded into the node whose storage they share, so their bytes count once
-and a base is never freed while a view of it is in use (views are re-derived from their base
-whenever a consumer runs).
+The joint graph that AOTAutograd traces for a region (joint.py) is functional: forward and
+backward kernels are explicit and in-place updates (batch-norm running statistics) are outputs.
+Each operation that creates storage becomes one remat node, and so does each member of a
+multi-output operation's result, so that each output is freed after its own last reader. Views
+and aliases are folded into the node whose storage they share, so their bytes count once and a
+base is never freed while a view of it is in use.
 """
 
 from __future__ import annotations
 
 import contextlib
 import operator
-import os
-import traceback
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import torch
 from torch import fx
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from remat import _core, interrupt
+from remat import interrupt
 from remat.errors import CaptureError
 
-__all__ = ["CapturedStep", "capture"]
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """Shape, dtype, device and ``requires_grad`` of one example input: a step accepts only
-    inputs that match (an input that requires grad has a gradient output in the graph)."""
-
-    shape: tuple
-    dtype: torch.dtype
-    device: torch.device
-    requires_grad: bool = False
-
-
-@dataclass
-class CapturedStep:
-    """The joint graph of a training step and its mapping to remat nodes.
-
-    ``nodes[i]`` is the FX node computed by remat node ``i`` (in topological order, forward
-    nodes before the loss, backward nodes after it). ``base_of`` maps every FX node that
-    produces a value to its remat node id, or to ``None`` for placeholders and what derives
-    from them alone without new storage (a parameter's transpose).
-    """
-
-    module: fx.GraphModule
-    nodes: list[fx.Node]
-    base_of: dict[fx.Node, Optional[int]]
-    edges: list[tuple[int, int]]
-    kinds: list[Any]
-    bytes: list[int]
-    loss_node: fx.Node
-    parameters: dict[fx.Node, str]           # placeholder -> parameter name
-    buffers: dict[fx.Node, str]              # placeholder -> buffer name
-    user_inputs: list[fx.Node]               # placeholders of the step's inputs, in order
-    gradients: dict[fx.Node, str]            # output node -> parameter it is the gradient of
-    input_gradients: dict[fx.Node, int]      # output node -> step input it is the gradient of
-    buffer_updates: dict[fx.Node, str]       # output node -> buffer it overwrites
-    input_specs: list[InputSpec]
-    random_nodes: set[int] = field(default_factory=set)
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def to_graph(self, costs: Sequence[float], cost_unit: str, name: str = "", *,
-                 workspace: bool = True) -> _core.Graph:
-        """The remat graph of the step with one cost per node and, unless ``workspace`` is
-        false, each node's kernel workspace (workspace.py); validated by the C++ core."""
-        from remat.torch.structure import blocks_of, contractions_of
-        from remat.torch.workspace import node_workspace_bytes
-
-        forward = sum(1 for kind in self.kinds if kind == _core.NodeKind.forward)
-        blocks = blocks_of(self.nodes, forward)
-        contractions = contractions_of(self.nodes, forward)
-        nodes = [_core.Node(n.name, kind, cost, nbytes,
-                            workspace_bytes=node_workspace_bytes(n) if workspace else 0,
-                            block=b, contraction=c)
-                 for n, kind, cost, nbytes, b, c in
-                 zip(self.nodes, self.kinds, costs, self.bytes, blocks, contractions)]
-        return _core.Graph(nodes, self.edges, cost_unit, name)
-
-    def effects_of(self) -> dict[int, list[fx.Node]]:
-        """For each remat node, the step outputs (gradients, buffer updates, the loss) that
-        derive from its value and are applied once, at its first computation."""
-        effects: dict[int, list[fx.Node]] = {}
-        for out in [*self.gradients, *self.input_gradients, *self.buffer_updates,
-                    self.loss_node]:
-            if not isinstance(out, fx.Node):
-                continue  # a parameter that the loss does not depend on has no gradient
-            base = self.base_of[out]
-            if base is None:
-                raise CaptureError(
-                    f"step output '{out.name}' does not depend on any computed value; "
-                    "remat cannot schedule it")
-            effects.setdefault(base, []).append(out)
-        return effects
+__all__ = ["StorageNodes", "map_storage_nodes", "kept_whole", "storage_bytes"]
 
 
 def _tensors_in(value: Any) -> list[torch.Tensor]:
@@ -176,116 +97,6 @@ def kept_whole():
         for op, key, kernel in removed:
             op.py_kernels[key] = kernel
             op._dispatch_cache.clear()
-
-
-class _StepModule(torch.nn.Module):
-    """model + loss as one module whose forward returns the loss, as AOTAutograd expects."""
-
-    def __init__(self, model: torch.nn.Module, loss_fn: Callable, model_inputs: int):
-        super().__init__()
-        self.model = model
-        self.loss_fn = loss_fn
-        self.model_inputs = model_inputs
-
-    def forward(self, *inputs):
-        output = self.model(*inputs[: self.model_inputs])
-        loss = self.loss_fn(output, *inputs[self.model_inputs:])
-        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-            raise CaptureError("loss_fn must return a tensor with a single element (the loss), "
-                               f"got {type(loss).__name__}"
-                               + (f" of shape {tuple(loss.shape)}"
-                                  if isinstance(loss, torch.Tensor) else ""))
-        return (loss,)
-
-
-def _trace(model: torch.nn.Module, loss_fn: Callable, inputs: Sequence[torch.Tensor],
-           model_inputs: int):
-    # Imported here: AOTAutograd and fake tensors are large private modules that only capture
-    # needs.
-    from torch._functorch.aot_autograd import aot_export_module
-    from torch._subclasses.fake_tensor import FakeTensorMode
-    from torch.nn.utils.stateless import _reparametrize_module
-
-    wrapper = _StepModule(model, loss_fn, model_inputs)
-    # Parameters, buffers and inputs are swapped for fake tensors of the same metadata: the
-    # trace computes nothing, allocates nothing and draws nothing from the random generators.
-    fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
-    state = {name: fake_mode.from_tensor(t) for name, t in
-             [*wrapper.named_parameters(remove_duplicate=False),
-              *wrapper.named_buffers(remove_duplicate=False)]}
-    fake_inputs = [fake_mode.from_tensor(x) for x in inputs]
-    # Warnings are recorded, to tell a reentrant checkpoint by its own warning, then re-issued.
-    failure: Optional[BaseException] = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            with _reparametrize_module(wrapper, state), kept_whole():
-                traced = aot_export_module(wrapper, fake_inputs, trace_joint=True,
-                                           output_loss_index=0)
-        except Exception as error:  # noqa: BLE001: every tracing failure becomes a CaptureError
-            failure = error
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if failure is None:
-        return traced
-    if isinstance(failure, CaptureError):
-        raise failure
-    op = getattr(failure, "func", None)
-    what = f" at operation {op}" if op is not None else ""
-    first_line = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
-    raise CaptureError(
-        f"cannot trace the training step into one graph{what}{_user_frame(failure)}: "
-        f"{type(failure).__name__}: {first_line}{_cause(failure, caught)}") from failure
-
-
-# What a tracing failure means for the user, by the error torch raises (torch 2.x). Only the
-# errors of a value-dependent trace get the control-flow hint.
-_DATA_DEPENDENT = ("DataDependentOutputException", "GuardOnDataDependentSymNode")
-_DYNAMIC_SHAPE = ("DynamicOutputShapeException",)
-
-
-def _cause(error: BaseException, caught: list) -> str:
-    """' (what to change)' for a tracing failure whose cause is known, else ''."""
-    text = str(error)
-    # A reentrant checkpoint fails on backward ("use_reentrant" in the error), or, when no
-    # input of its block requires grad, warns so before the loss is found without a gradient.
-    reentrant = any(w.filename.endswith(os.path.join("utils", "checkpoint.py")) and
-                    "None of the inputs have requires_grad" in str(w.message) for w in caught)
-    if "use_reentrant" in text or reentrant:
-        return (" (torch.utils.checkpoint with use_reentrant=True cannot be traced: it runs "
-                "its block without autograd and calls autograd again in backward; pass "
-                "use_reentrant=False, or drop the checkpoint, since remat plans the "
-                "recomputation itself)")
-    if "requires gradients, and received a mutation" in text:
-        return (" (the step writes in place into a parameter or an input that requires a "
-                "gradient, e.g. weight.mul_() in forward, even under torch.no_grad(); update it "
-                "outside the step, before calling it)")
-    if "marked as the loss, but it does not require gradients" in text:
-        return (" (the loss does not require a gradient: the model or loss_fn computes it "
-                "under torch.no_grad() or torch.inference_mode(), or from detached tensors)")
-    if "parameter that did not receive a gradient" in text:
-        return (" (a parameter that requires a gradient receives none: it is unused, or "
-                "reached only under torch.no_grad() or through .detach(); set "
-                "requires_grad=False on it)")
-    name = type(error).__name__
-    if name in _DATA_DEPENDENT or "data-dependent" in text or "data dependent" in text:
-        return (" (data-dependent control flow, such as a Python 'if' on a tensor's value, "
-                "cannot be captured)")
-    if name in _DYNAMIC_SHAPE:
-        return (" (an operation whose output shape depends on tensor values, such as nonzero, "
-                "masked_select or boolean indexing, cannot be captured)")
-    return ""
-
-
-def _user_frame(error: BaseException) -> str:
-    """' in forward (model.py:12: <line>)' for the innermost frame outside torch and remat."""
-    skip = (os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(__file__)))
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(skip) and not f.filename.startswith("<")]
-    if not frames:
-        return ""
-    f = frames[-1]
-    return f" in {f.name} ({os.path.basename(f.filename)}:{f.lineno}: {(f.line or '').strip()})"
 
 
 def _split_members(graph: fx.Graph) -> set[fx.Node]:
@@ -394,81 +205,3 @@ def map_storage_nodes(graph: fx.Graph, base_of: dict[fx.Node, Optional[int]], *,
         if torch.Tag.nondeterministic_seeded in tags:
             random_nodes.add(v)
     return StorageNodes(nodes, node_bytes, edges, random_nodes, writing_nodes)
-
-
-def capture(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[torch.Tensor],
-            *, model_inputs: int = 1) -> CapturedStep:
-    """Traces one training step of ``model`` and maps it to remat nodes.
-
-    ``example_inputs[:model_inputs]`` go to the model, the rest to ``loss_fn`` after the
-    model's output. Raises CaptureError when the step cannot be traced.
-    """
-    if not isinstance(model, torch.nn.Module):
-        raise CaptureError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    inputs = list(example_inputs)
-    for i, x in enumerate(inputs):
-        if not isinstance(x, torch.Tensor):
-            raise CaptureError(f"example input {i} is a {type(x).__name__}, not a tensor")
-    if not 0 <= model_inputs <= len(inputs):
-        raise CaptureError(f"model_inputs={model_inputs}, but there are {len(inputs)} inputs")
-    if not any(p.requires_grad for p in model.parameters()):
-        raise CaptureError("the model has no parameter that requires a gradient")
-
-    module, signature = _trace(model, loss_fn, inputs, model_inputs)
-    graph = module.graph
-    if signature.parameters_to_mutate:
-        written = sorted(n.removeprefix("model.") for n in signature.parameters_to_mutate.values())
-        raise CaptureError(f"the step writes in place into parameters ({', '.join(written)}); "
-                           "remat supports in-place updates of buffers only: update them "
-                           "outside the step")
-    if signature.user_inputs_to_mutate:
-        raise CaptureError("the step writes in place into its inputs; remat supports in-place "
-                           "updates of buffers only: copy an input before changing it")
-    # The signature's names need not be the graph's node names: map by position. Inputs are
-    # parameters, buffers, then the step's inputs; outputs are the updated buffers, the loss,
-    # one gradient per parameter, then one per input that requires grad, in input order
-    # (AOTAutograd's export convention).
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    outputs = list(next(n for n in graph.nodes if n.op == "output").args[0])
-    p_count, b_count = len(signature.parameters), len(signature.buffers)
-    strip = "model."
-    parameters = {n: name.removeprefix(strip)
-                  for n, name in zip(placeholders[:p_count], signature.parameters)}
-    buffers = {n: name.removeprefix(strip)
-               for n, name in zip(placeholders[p_count:p_count + b_count], signature.buffers)}
-    user_inputs = placeholders[p_count + b_count:]
-    mutated = list(signature.buffers_to_mutate.values())
-    grads = list(signature.backward_signature.gradients_to_parameters.values())
-    input_index = {name: i for i, name in enumerate(signature.user_inputs)}
-    input_grads = [input_index[name] for name in
-                   signature.backward_signature.gradients_to_user_inputs.values()]
-    if len(outputs) != len(mutated) + 1 + len(grads) + len(input_grads) \
-            or len(user_inputs) != len(inputs):
-        raise CaptureError(f"unexpected joint graph: {len(outputs)} outputs for {len(mutated)} "
-                           f"buffer updates, one loss, {len(grads)} parameter gradients and "
-                           f"{len(input_grads)} input gradients")
-    buffer_updates = {n: name.removeprefix(strip) for n, name in zip(outputs, mutated)}
-    loss_node = outputs[len(mutated)]
-    first_grad = len(mutated) + 1
-    gradients = {n: name.removeprefix(strip)
-                 for n, name in zip(outputs[first_grad:first_grad + len(grads)], grads)}
-    input_gradients = dict(zip(outputs[first_grad + len(grads):], input_grads))
-
-    base_of: dict[fx.Node, Optional[int]] = {p: None for p in placeholders}
-    mapped = map_storage_nodes(graph, base_of)
-    nodes, node_bytes, random_nodes = mapped.nodes, mapped.bytes, mapped.random_nodes
-    edges = mapped.edges
-
-    loss_id = base_of.get(loss_node)
-    if loss_id is None:
-        raise CaptureError("the loss does not depend on any computed value")
-    kinds = [_core.NodeKind.forward if i < loss_id else
-             _core.NodeKind.loss if i == loss_id else _core.NodeKind.backward
-             for i in range(len(nodes))]
-    specs = [InputSpec(tuple(x.shape), x.dtype, x.device, x.requires_grad) for x in inputs]
-    return CapturedStep(module=module, nodes=nodes, base_of=base_of, edges=sorted(edges),
-                        kinds=kinds, bytes=node_bytes, loss_node=loss_node,
-                        parameters=parameters, buffers=buffers, user_inputs=user_inputs,
-                        gradients=gradients, input_gradients=input_gradients,
-                        buffer_updates=buffer_updates,
-                        input_specs=specs, random_nodes=random_nodes)

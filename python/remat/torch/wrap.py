@@ -22,7 +22,7 @@ import torch
 from remat import interrupt
 from remat.errors import Error, UsageError
 from remat.torch.backend import RematBackend
-from remat.torch.capture import kept_whole
+from remat.torch.storage_nodes import kept_whole
 from remat.torch.partition import RegionPlan
 from remat.torch.region import RegionSettings, region_settings
 
