@@ -13,6 +13,7 @@ docs/python.md.
 """
 
 from remat.torch.backend import RematBackend, backend
+from remat.torch.for_device import plan_for_device
 from remat.torch.partition import RegionPlan
 from remat.torch.region import optimizer_state_bytes
 from remat.torch.plans import Plan
@@ -20,6 +21,7 @@ from remat.torch.step import PlannedStep, compile, export_graph, plan_step
 from remat.torch.tangents import least_peak_bound
 from remat.torch.wrap import PlannedModule, wrap
 
-__all__ = ["backend", "wrap", "plan_step", "compile", "export_graph", "RematBackend",
+__all__ = ["backend", "wrap", "plan_step", "plan_for_device", "compile", "export_graph",
+           "RematBackend",
            "PlannedModule", "RegionPlan", "PlannedStep", "Plan", "optimizer_state_bytes",
            "least_peak_bound"]

@@ -310,8 +310,10 @@ class RegionPlan:
         budget: ``backend(schedule=path)`` or ``wrap(schedule=path)`` then runs it without
         planning, for the same graph (e.g. traced on the meta device, run on the GPU)."""
         status = self.plan.status
-        _core.save_schedule(self.graph, self.schedule, self.plan.strategy,
-                            self.plan.budget_bytes, path,
+        # A least-peak schedule over its budget records none: a file's budget is one its
+        # schedule keeps, and loading refuses a file whose schedule peaks over it.
+        budget = self.plan.budget_bytes if self.within_budget else None
+        _core.save_schedule(self.graph, self.schedule, self.plan.strategy, budget, path,
                             solver_status="" if status in _NOT_SOLVER_VERDICTS else status,
                             lower_bound_cost=self.plan.lower_bound)
 

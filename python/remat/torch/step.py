@@ -37,8 +37,9 @@ class _Step(torch.nn.Module):
         self.loss_fn = loss_fn
         self.model_inputs = model_inputs
 
-    def forward(self, *inputs: Any) -> torch.Tensor:
-        return _checked_loss(self.loss_fn(self.model(*inputs[:self.model_inputs]),
+    def forward(self, *inputs: Any, **model_kwargs: Any) -> torch.Tensor:
+        return _checked_loss(self.loss_fn(self.model(*inputs[:self.model_inputs],
+                                                     **model_kwargs),
                                           *inputs[self.model_inputs:]))
 
 
@@ -55,8 +56,9 @@ def _checked_loss(loss: Any) -> torch.Tensor:
 
 
 class PlannedStep:
-    """A training step that follows remat's plans: ``loss = step(*inputs)`` computes the loss and
-    fills ``p.grad`` as ``loss.backward()`` would (gradients accumulate, as they do there).
+    """A training step that follows remat's plans: ``loss = step(*inputs, **model_kwargs)``
+    computes the loss and fills ``p.grad`` as ``loss.backward()`` would (gradients accumulate,
+    as they do there); keyword arguments go to the model.
 
     ``plans`` lists the ``RegionPlan`` of every compiled region (a graph break splits the step
     into regions), ``plan`` the latest one's ``Plan`` (its figures).
@@ -75,11 +77,11 @@ class PlannedStep:
     def plan(self) -> Plan:
         return self._planned.plan
 
-    def __call__(self, *inputs: Any) -> torch.Tensor:
+    def __call__(self, *inputs: Any, **model_kwargs: Any) -> torch.Tensor:
         if len(inputs) != self._inputs:
             raise InputMismatchError(f"the step was planned for {self._inputs} inputs, got "
                                      f"{len(inputs)}")
-        loss = self._planned(*inputs)
+        loss = self._planned(*inputs, **model_kwargs)
         loss.backward()
         return loss.detach()
 
@@ -96,8 +98,8 @@ class PlannedStep:
         return f"PlannedStep({type(self.model).__name__}, {self.plans[-1] if self.plans else '-'})"
 
 
-def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[Any], *,
-              budget: Optional[Size] = None, memory: Optional[Size] = None,
+def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[Any],
+              example_kwargs: Optional[dict] = None, *, budget: Optional[Size] = None, memory: Optional[Size] = None,
               optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
               time_limit_s: float = 60.0, model_inputs: int = 1, schedule: Any = None,
               strict: bool = False, threads: int = 1, seed: int = 1, lower_bound: bool = True,
@@ -106,8 +108,8 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     """Plans ``model``'s training step with its loss, now, on ``example_inputs``, and returns a
     step that follows the plan.
 
-    The step computes ``loss_fn(model(*inputs[:model_inputs]), *inputs[model_inputs:])`` and
-    the gradients of every parameter, and of every input, that requires one. The options are
+    The step computes ``loss_fn(model(*inputs[:model_inputs], **kwargs),
+    *inputs[model_inputs:])`` (``example_kwargs``: the model's keyword arguments) and the gradients of every parameter, and of every input, that requires one. The options are
     ``wrap``'s (``budget`` or ``memory``, ``optimizer``, ``strategy``, ``time_limit_s`` per
     region, ``schedule``, ``strict`` ...). Nothing reaches ``.grad`` while planning; buffers and
     the random generators are put back. Raises UsageError for a bad option, CaptureError,
@@ -123,8 +125,10 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
                                workspace=workspace, strict=strict, schedule=schedule)
+    if example_kwargs is not None and not isinstance(example_kwargs, dict):
+        raise UsageError(f"example_kwargs must be a dict, got {type(example_kwargs).__name__}")
     planned = PlannedModule(_Step(model, loss_fn, model_inputs), settings)
-    planned.plan_now(example_inputs)
+    planned.plan_now(example_inputs, example_kwargs)
     return PlannedStep(model, planned, len(example_inputs))
 
 

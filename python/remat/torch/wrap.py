@@ -80,16 +80,17 @@ class PlannedModule(torch.nn.Module):
                 raise inner.with_traceback(None) from None
             raise
 
-    def plan_now(self, example_inputs: Sequence[Any]) -> None:
-        """Plans the signature of ``example_inputs`` by running the forward once on them, then
-        puts back what that run changed: buffers (batch-norm statistics) and the random
-        generators. Nothing reaches ``.grad``."""
+    def plan_now(self, example_inputs: Sequence[Any],
+                 example_kwargs: Optional[dict] = None) -> None:
+        """Plans the signature of ``example_inputs`` (and keyword arguments) by running the
+        forward once on them, then puts back what that run changed: buffers (batch-norm
+        statistics) and the random generators. Nothing reaches ``.grad``."""
         _check_example_inputs(example_inputs)
         buffers = {name: b.clone() for name, b in self.module.named_buffers()}
         cpu_state = torch.get_rng_state()
         cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
         try:
-            self(*example_inputs)
+            self(*example_inputs, **(example_kwargs or {}))
         finally:
             with torch.no_grad():
                 for name, b in self.module.named_buffers():
