@@ -12,7 +12,7 @@ PYTHON := $(CURDIR)/$(VENV)/bin/python
 PYTHON_FLAGS = -DREMAT_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) \
   -Dpybind11_DIR=$$($(PYTHON) -m pybind11 --cmakedir)
 
-.PHONY: all deps venv configure build build-demo build-asan demo test test-fast test-asan test-python pip-check bench fuzz fuzz-run clean
+.PHONY: all deps venv configure build build-demo build-asan demo test test-fast test-asan test-python test-long pip-check bench fuzz fuzz-run clean
 
 all: build
 
@@ -56,15 +56,22 @@ demo: build-demo
 	  --strategy optimal --time-limit 20 --skip-resnet --no-eager-path --summary
 
 # Unit, property and golden CLI tests, the Python package's tests, then the C++ suite under
-# ASan + UBSan.
+# ASan + UBSan. The suites named *LongTest (oracles and bounds checked against exact optima on
+# many tiny graphs, a time limit on a long chain) take minutes each under the sanitizers: `make
+# test` runs them in the normal build only, and `make test-long` runs them under ASan + UBSan.
+# Run `make test-long` before changing the solvers, the bounds or the simulator.
+LONG_TESTS := LongTest\.
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 test: test-fast test-python test-asan
 
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -E '$(LONG_TESTS)'
+
+test-long: build-asan
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -R '$(LONG_TESTS)'
 
 test-python: build
 	cd python && REMAT_BIN_DIR=$(CURDIR)/$(BUILD)/src/cli $(PYTHON) -m pytest -q tests

@@ -17,7 +17,7 @@
 namespace remat::testing {
 namespace {
 
-TEST(TimeLimitTest, EvictOnALongChainReturnsItsScheduleAtTheLimit) {
+TEST(TimeLimitLongTest, EvictOnALongChainReturnsItsScheduleAtTheLimit) {
   const auto dir = TempDir("time_limit");
   const std::string chain = (dir / "chain.json").string();
   ASSERT_EQ(RunRemat("graph linear 100000 -o " + chain).exit_code, 0);

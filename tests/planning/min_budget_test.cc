@@ -36,7 +36,7 @@ TEST(MinBudgetTest, HandCheckedLastInputBound) {
 // On tiny random graphs: MinimumPeakLowerBound <= LastInputPeakLowerBound <= the least peak of
 // every schedule <= the peak found, which its schedule really reaches; the bound says more than
 // the minimum peak somewhere, and the search finds the least peak on most graphs.
-TEST(MinBudgetTest, BoundsAreValidAndTheScheduleIsRealOnTinyGraphs) {
+TEST(MinBudgetLongTest, BoundsAreValidAndTheScheduleIsRealOnTinyGraphs) {
   int32_t tighter = 0, exact = 0, graphs = 0;
   for (uint32_t seed = 0; seed < 40; ++seed) {
     const Graph g = seed % 4 == 0 ? testing::RandomTrainingGraph(seed, 2)

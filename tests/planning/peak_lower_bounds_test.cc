@@ -60,7 +60,7 @@ TEST(PeakLowerBoundsTest, DepthOneIsTheLastInputBoundAndDeeperIsNeverLower) {
 
 // On 40 tiny random graphs the game never exceeds the least peak of all schedules (brute
 // force), says more than the last-input bound somewhere and meets the least peak on most.
-TEST(PeakLowerBoundsTest, NeverAboveTheLeastPeakOnTinyGraphs) {
+TEST(PeakLowerBoundsLongTest, NeverAboveTheLeastPeakOnTinyGraphs) {
   int32_t tighter = 0, exact = 0;
   for (uint32_t seed = 0; seed < 40; ++seed) {
     const Graph g = seed % 4 == 0 ? testing::RandomTrainingGraph(seed, 2)

@@ -197,7 +197,7 @@ Graph RandomChainDag(uint32_t seed, int32_t ops) {
 
 // Chains: never above the brute-force optimum (6 nodes) or the MILP optimum (8 to 11), and
 // above Lemma 4 alone somewhere.
-TEST(AbsenceBoundTest, CouplingChainsNeverAboveTheOptimum) {
+TEST(AbsenceBoundLongTest, CouplingChainsNeverAboveTheOptimum) {
   int32_t stronger = 0;
   for (uint32_t seed = 0; seed < 80; ++seed) {
     const Graph g = RandomChainDag(seed, 6);
@@ -286,7 +286,7 @@ Graph RandomSkipChain(uint32_t seed, int32_t ops) {
 
 // Coupling by room: never above the brute-force optimum (6 nodes) or the MILP optimum (8 to
 // 11), and above the bound without it somewhere.
-TEST(AbsenceBoundTest, CouplingByRoomNeverAboveTheOptimum) {
+TEST(AbsenceBoundLongTest, CouplingByRoomNeverAboveTheOptimum) {
   int32_t stronger = 0;
   auto check = [&](const Graph& g, int64_t budget, double optimum) {
     const AbsenceBound b = AbsenceGapLowerBound(g, budget);

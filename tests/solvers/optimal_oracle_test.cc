@@ -115,7 +115,7 @@ TEST(OptimalTest, ADecisionCapStopsAsSoonAsTheAnswerIsKnown) {
 
 TEST(OptimalOracleTest, Linear2) { ExpectOptimalMatchesOracle(LinearGraph(2)); }
 
-TEST(OptimalOracleTest, Linear3WithCliqueAncestorRows) {
+TEST(OptimalOracleLongTest, Linear3WithCliqueAncestorRows) {
   // 7 nodes, 21 cells of S: 2^21 schedules. At budget 3 the backward stages leave room for one
   // more value only, so the clique-ancestor rows are in the model.
   const Graph g = LinearGraph(3);
@@ -132,7 +132,7 @@ TEST(OptimalOracleTest, RandomUnlabeledDagOf6) {
   ExpectOptimalMatchesOracle(testing::RandomUnlabeledDag(11, 6, 0.5));
 }
 
-TEST(OptimalOracleTest, Linear3WithWorkspace) {
+TEST(OptimalOracleLongTest, Linear3WithWorkspace) {
   // Workspace on some nodes changes which schedules fit: the MILP's memory rows must count it
   // exactly where the simulator does (at the node's compute), for every budget.
   const Graph g = testing::WithRandomWorkspace(LinearGraph(3), 4, 3);
