@@ -6,8 +6,9 @@ The model is built on the meta device (nothing allocated): 32 layers, hidden 409
 with 8 KV heads, intermediate 14336, vocabulary 128256, bf16 parameters, gradients and AdamW
 moments (two bf16 tensors per parameter: remat.torch.optimizer_state_bytes of an AdamW over
 the bf16 parameters), batch 1, the model's own loss. One training step at sequence length s is
-traced through ``remat.torch.backend`` (``compiler="aot_eager"``: on meta tensors the step
-runs no kernel), and the region's remat graph is kept. ``remat.max_batch`` then searches,
+traced by ``remat.torch.plan_for_device`` on the meta device in its GPU form (nothing is
+allocated, no kernel runs), and the region's remat graph is kept. ``remat.max_batch`` then
+searches,
 per strategy, the largest s (in steps of --step tokens) whose step fits --memory with fixed
 memory = parameters + gradients + optimizer state + inputs, and says whether optimal's answer
 is certified (the next length proven not to fit).
@@ -19,12 +20,10 @@ Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import resource
 import sys
 import time
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
@@ -49,78 +48,42 @@ def build(args, seq: int):
     return model
 
 
-@contextlib.contextmanager
-def gpu_form(enabled: bool):
-    """While a step is traced on the meta device, the operations a GPU runs where the meta
-    trace differs from it. Scaled dot-product attention: PyTorch picks its math form on the
-    meta device (seq x seq scores per head); a GPU runs the flash kernel (the memory-efficient
-    one with a mask), whose meta kernels the trace uses here. Cross-entropy: on meta tensors
-    AOTAutograd's joint graph leaves out ``nll_loss``'s backward (its output's tangent has no
-    reader, so no gradient reaches the logits; on CPU tensors it is there), so the loss is
-    written with the same log-softmax and a gather, whose backward (a zero tensor of the
-    logits' size, a scatter and the log-softmax backward) holds what ``nll_loss``'s does."""
-    if not enabled:
-        yield
-        return
-    functional = torch.nn.functional
-    saved = functional.scaled_dot_product_attention, functional.cross_entropy
-
-    def attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
-                  scale=None, enable_gqa=False):
-        if attn_mask is None:
-            return torch.ops.aten._scaled_dot_product_flash_attention(
-                query, key, value, dropout_p, is_causal, scale=scale)[0]
-        return torch.ops.aten._scaled_dot_product_efficient_attention(
-            query, key, value, attn_mask, True, dropout_p, is_causal, scale=scale)[0]
-
-    def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
-                      reduce=None, reduction="mean", label_smoothing=0.0):
-        if weight is not None or label_smoothing or size_average is not None or \
-                reduce is not None:
-            raise NotImplementedError("gpu_form's cross_entropy: weight, label smoothing and "
-                                      "the legacy reduction arguments are not written")
-        valid = target != ignore_index
-        picked = torch.log_softmax(input, -1).gather(
-            -1, torch.where(valid, target, 0).unsqueeze(-1)).squeeze(-1)
-        losses = -picked * valid
-        if reduction == "none":
-            return losses
-        return losses.sum() if reduction == "sum" else losses.sum() / valid.sum()
-
-    functional.scaled_dot_product_attention = attention
-    functional.cross_entropy = cross_entropy
-    try:
-        yield
-    finally:
-        functional.scaled_dot_product_attention, functional.cross_entropy = saved
-
-
 def capture(args, seq: int):
-    """(graph, fixed bytes, seconds) of one training step at sequence length ``seq``."""
+    """(graph, fixed bytes, seconds) of one training step at sequence length ``seq``, traced on
+    the meta device in its GPU form (remat.torch.plan_for_device) and planned trivially: only
+    the graph is wanted here."""
     started = time.monotonic()
     model = build(args, seq)
-    optimizer = torch.optim.AdamW(model.parameters())
-    ids = torch.zeros((1, seq), dtype=torch.long, device="meta")
-    torch._dynamo.reset()
-    # Only the graph is wanted here: no bound, the trivial schedule.
-    backend = remat.torch.backend(budget="100%", strategy="checkpoint-all", workspace=False,
-                                  compiler="aot_eager", time_limit_s=600, lower_bound=False)
-    compiled = torch.compile(model, backend=backend, dynamic=False)
-    with warnings.catch_warnings(), gpu_form(not args.meta_form):
-        warnings.simplefilter("ignore")
-        try:
-            compiled(input_ids=ids, labels=ids).loss.backward()
-        except AssertionError as error:
-            # The GPU's attention kernels are random operations (dropout), whose state torch
-            # saves and replays on a real device only: the step cannot run on meta tensors,
-            # but the region was captured and planned before it ran.
-            if args.meta_form or not backend.plans or "not supported for meta" not in str(error):
-                raise
-    if len(backend.plans) != 1:
-        raise RuntimeError(f"the step compiled into {len(backend.plans)} regions, not one")
-    region = backend.plans[0]
-    fixed = region.plan.fixed_bytes + remat.torch.optimizer_state_bytes(optimizer)
-    return region.graph, fixed, time.monotonic() - started
+    ids = torch.zeros((1, seq), dtype=torch.long)
+    plans = remat.torch.plan_for_device(
+        model, example_kwargs={"input_ids": ids, "labels": ids}, device=args.device,
+        budget="100%", strategy="checkpoint-all", workspace=False, lower_bound=False,
+        time_limit_s=600)
+    if len(plans) != 1:
+        raise RuntimeError(f"the step compiled into {len(plans)} regions, not one")
+    state = remat.torch.optimizer_state_bytes(torch.optim.AdamW(model.parameters()))
+    return plans[0].graph, plans[0].plan.fixed_bytes + state, time.monotonic() - started
+
+
+def plan_and_save(args) -> None:
+    """--plan-seq: the plan the GPU's run loads (wrap or backend with schedule=PLAN, memory= and
+    the same AdamW), made here on the meta device."""
+    started = time.monotonic()
+    model = build(args, args.plan_seq)
+    ids = torch.zeros((1, args.plan_seq), dtype=torch.long)
+    plans = remat.torch.plan_for_device(
+        model, example_kwargs={"input_ids": ids, "labels": ids}, device=args.device,
+        memory=args.memory, optimizer=torch.optim.AdamW(model.parameters()),
+        strategy=args.strategies.split(",")[-1], time_limit_s=args.time_limit)
+    print(f"seq {args.plan_seq}: planned in {time.monotonic() - started:.1f} s")
+    for i, region in enumerate(plans):
+        least, proof = least_peak_bound(region.graph)
+        print(f"  region {i}: {region.plan}; least peak of any emitted program "
+              f"{remat.format_bytes(least)} ({proof})")
+        if args.save:
+            path = args.save if len(plans) == 1 else f"{args.save}.{i}"
+            region.save_schedule(path)
+            print("  schedule written to", path)
 
 
 def main() -> None:
@@ -135,30 +98,14 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60)
     parser.add_argument("--strategies", default="checkpoint-all,checkpoint-blocks,optimal")
     parser.add_argument("--plan-seq", type=int, default=0,
-                        help="only capture and plan this length at --memory (timed)")
+                        help="only plan this length at --memory with the last of --strategies "
+                             "(timed)")
     parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
-    parser.add_argument("--meta-form", action="store_true",
-                        help="trace the meta device's own operations (attention in its math "
-                             "form, no loss backward) instead of a GPU's (gpu_form)")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                        help="the device whose form the step is traced in")
     args = parser.parse_args()
     if args.plan_seq:
-        graph, fixed, seconds = capture(args, args.plan_seq)
-        print(f"seq {args.plan_seq}: {graph.size} nodes, captured in {seconds:.1f} s; fixed "
-              f"{remat.format_bytes(fixed)}", flush=True)
-        started = time.monotonic()
-        report = remat.plan(graph, memory=args.memory, fixed_bytes=fixed,
-                            strategies=args.strategies.split(","), time_limit_s=args.time_limit)
-        print(f"planned in {time.monotonic() - started:.1f} s; budget "
-              f"{remat.format_bytes(report.budget_bytes)}, no-remat peak "
-              f"{remat.format_bytes(report.no_remat_peak_bytes)}, bound "
-              f"{report.lower_bound} ({report.lower_bound_source})")
-        for row in report.rows:
-            print("  ", row)
-        least, proof = least_peak_bound(graph)
-        print(f"least peak of any emitted program at least {remat.format_bytes(least)} ({proof})")
-        if args.save:
-            report.save_schedule(graph, args.save)
-            print("schedule written to", args.save)
+        plan_and_save(args)
     else:
         cache: dict[int, tuple] = {}
 
