@@ -136,7 +136,4 @@ else
   echo "== device_peaks_gpu: skipped (torch sees no CUDA device)"
 fi
 
-# 8. The eager executor (remat.torch.plan_step).
-step python "$python" scripts/bench_python.py --time-limit 60 --repeats 3 --out "$out/python.json"
-
 echo "bench_all.sh: every table's output is in $out/"

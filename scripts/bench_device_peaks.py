@@ -6,7 +6,7 @@ their own loss), each compiler (``aot_eager``, ``inductor``) and each budget, th
 compiled with ``remat.torch.backend(budget=B, compiler=C)`` (every other option its default)
 and one warm-up step captures, plans and compiles it. Then one step's peak is measured: the
 largest allocation above what was allocated before the step (``torch.cuda.max_memory_allocated``
-on a GPU, the profiler's memory events on the CPU: bench_python.step_peak_bytes), zero_grad,
+on a GPU, the profiler's memory events on the CPU: measure.device_peak_bytes), zero_grad,
 forward, loss and backward, with the last step's gradients freed first. The parameters' gradients are allocated during the step and are
 outside every plan, so the row compares the measured peak less the gradients with the plan's
 predicted peak (its regions' peaks summed). Plain torch.compile with the same compiler is
@@ -42,7 +42,7 @@ import remat  # noqa: E402
 import remat.torch  # noqa: E402
 import hf_models  # noqa: E402
 from bench_compiled import alternating_times, mb, run_step  # noqa: E402
-from bench_python import step_peak_bytes  # noqa: E402
+from measure import device_peak_bytes as step_peak_bytes  # noqa: E402
 
 
 def measured_peak(model, inputs, device) -> int:

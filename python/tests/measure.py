@@ -1,5 +1,6 @@
-"""Measured memory of a training step, as scripts/bench_python.py measures it: the largest net
-CPU allocation during the step, from the profiler's memory events."""
+"""Measured memory of a training step, as the tests and the benchmark scripts measure it: the
+largest net CPU allocation during the step, from the profiler's memory events (on CUDA, the
+allocator's peak)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,19 @@ def step_peak_bytes(model, loss_fn, inputs) -> int:
         loss_fn(model(inputs[0]), *inputs[1:]).backward()
 
     return peak_bytes_of(step)
+
+
+def device_peak_bytes(fn, device: torch.device) -> int:
+    """Largest net allocation during fn(), in bytes, above what was allocated before it: the
+    CUDA allocator's peak on a GPU, ``peak_bytes_of`` on the CPU."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        start = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        fn()
+        torch.cuda.synchronize(device)
+        return torch.cuda.max_memory_allocated(device) - start
+    return peak_bytes_of(fn)
 
 
 # The mark a step may put around its backward pass (record_function), which the measurement
