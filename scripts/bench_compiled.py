@@ -56,7 +56,7 @@ sys.path.insert(0, HERE)
 import demo_warnings  # noqa: E402  (one line per warning with --summary)
 import remat  # noqa: E402
 import remat.torch  # noqa: E402
-from bench_python import step_peak_bytes  # noqa: E402  (measured as that bench measures)
+from measure import device_peak_bytes as step_peak_bytes  # noqa: E402
 from measure import BACKWARD, peak_and_phase_of  # noqa: E402
 from export_captures import GruModel as CaptureGru, UNet, Vit  # noqa: E402  (the captures')
 
