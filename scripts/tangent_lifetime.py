@@ -1,4 +1,4 @@
-"""When does a compiled backward free a tangent? (docs/python.md, "The tangents stay live").
+"""When does a compiled backward free a tangent? (docs/design.md §8).
 
 A three-layer model whose output (the logits, 32 MiB) gets a real tangent from the loss outside
 the compiled region, and whose first layer's backward (late in backward) allocates 32 MiB

@@ -1,4 +1,4 @@
-"""remat.torch.backend: remat's plan inside torch.compile (docs/python.md, "torch.compile").
+"""remat.torch.backend: remat's plan inside torch.compile (docs/python.md, "With torch.compile").
 
 Inductor compiles slowly on two cores, so one test uses it, on a small MLP; the others use
 ``compiler="aot_eager"``, which runs the same forward and backward graphs uncompiled."""

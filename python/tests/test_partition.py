@@ -1,5 +1,5 @@
-"""The partitioner on schedules that real models' plans contain (docs/python.md, "How it
-works"), and the reference schedule that percentages are of (remat/torch/reference.py)."""
+"""The partitioner on schedules that real models' plans contain (docs/design.md §7,
+"The PyTorch partitioner"), and the reference schedule that percentages are of (remat/torch/reference.py)."""
 
 from __future__ import annotations
 

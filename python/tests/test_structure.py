@@ -1,4 +1,4 @@
-"""Module structure of captured transformers (docs/python.md, "What is captured"): the blocks
+"""Module structure of captured transformers (docs/design.md §1): the blocks
 and contractions that the checkpoint-blocks and selective baselines read, and the default
 strategy never costlier than checkpointing every block."""
 

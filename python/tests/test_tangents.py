@@ -1,4 +1,4 @@
-"""The tangents stay live (remat/torch/tangents.py; docs/python.md, "The tangents stay live"):
+"""The tangents stay live (remat/torch/tangents.py; docs/design.md §8):
 the bound with each tangent live until its own last reader, on hand graphs never above a
 schedule's peak and on a captured region never above a measured step, the budget it refuses,
 and a schedule that computes the loss node again read as the program that does not."""

@@ -1,6 +1,6 @@
 """A planned model inside the usual training stack: gradient accumulation, GradScaler,
-autocast, optimizer state in memory=, and DDP over two processes (docs/python.md, "Your own
-loop")."""
+autocast, optimizer state in memory=, and DDP over two processes (docs/python.md, "Under
+DDP, FSDP2, autocast, GradScaler")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""remat.torch.wrap: the eager path, planned inside autograd (docs/python.md, "Your own loop")."""
+"""remat.torch.wrap: the eager path, planned inside autograd (docs/python.md, "Fit a model in memory")."""
 
 from __future__ import annotations
 

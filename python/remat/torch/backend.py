@@ -190,7 +190,7 @@ class RematBackend:
         ratio of the two (after an attempt below every schedule found, halfway back up), at
         most RETRIES times, and not after an attempt estimated as an earlier one or a least-peak
         attempt estimated no lower than an earlier one; keeps the best attempt (_keep;
-        docs/python.md, "Inductor's estimate")."""
+        inductor_peak.py)."""
         partition = self._partition
         attempts = []  # (compiled, region plan, warnings, ledger)
         self._budget_scale = planned_scale = 1.0
@@ -314,7 +314,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     (``RegionPlan.save_schedule``): each region follows the file made for its graph instead of
     being planned, and InputError names the files when none was. ``fusion`` plans the graph
     Inductor runs, each chain of fusible operations one node that costs its kernel and holds
-    only what is read after it (docs/python.md, "The graph Inductor runs"); the default is on
+    only what is read after it (fusion.py); the default is on
     under Inductor, off with ``aot_eager``. Raises UsageError at once for a bad option.
     """
     check_choice("compiler", compiler, COMPILERS)

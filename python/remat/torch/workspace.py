@@ -9,7 +9,7 @@ convolution on 2x2 inputs allocates nine times its weight in its backward on one
 each distinct convolution (operation, shapes, strides, dtype and arguments) is run once on this
 machine, on random operands outside any fake mode, and its workspace is the largest net
 allocation the profiler's memory events saw during the call, less the call's outputs; the
-result is cached for the process (docs/python.md, "Kernel workspace").
+result is cached for the process.
 
 When that cannot be measured (a profiler is already running, the operands are not on the CPU),
 the bounds measured on torch 2.13 over 3x3, 7x7 and 1x1 convolutions with at least 8 channels
