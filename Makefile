@@ -1,5 +1,7 @@
 # remat: `make demo` and `make test` set everything up on a fresh Debian 12 machine.
 JOBS ?= $(shell nproc)
+# The build's own progress lines only, not every sub-make's "Entering directory".
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
