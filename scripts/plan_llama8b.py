@@ -57,33 +57,11 @@ def capture(args, seq: int):
     ids = torch.zeros((1, seq), dtype=torch.long)
     plans = remat.torch.plan_for_device(
         model, example_kwargs={"input_ids": ids, "labels": ids}, device=args.device,
-        budget="100%", strategy="checkpoint-all", workspace=False, lower_bound=False,
-        time_limit_s=600)
+        budget="100%", strategy="checkpoint-all", lower_bound=False, time_limit_s=600)
     if len(plans) != 1:
         raise RuntimeError(f"the step compiled into {len(plans)} regions, not one")
     state = remat.torch.optimizer_state_bytes(torch.optim.AdamW(model.parameters()))
     return plans[0].graph, plans[0].plan.fixed_bytes + state, time.monotonic() - started
-
-
-def plan_and_save(args) -> None:
-    """--plan-seq: the plan the GPU's run loads (wrap or backend with schedule=PLAN, memory= and
-    the same AdamW), made here on the meta device."""
-    started = time.monotonic()
-    model = build(args, args.plan_seq)
-    ids = torch.zeros((1, args.plan_seq), dtype=torch.long)
-    plans = remat.torch.plan_for_device(
-        model, example_kwargs={"input_ids": ids, "labels": ids}, device=args.device,
-        memory=args.memory, optimizer=torch.optim.AdamW(model.parameters()),
-        strategy=args.strategies.split(",")[-1], time_limit_s=args.time_limit)
-    print(f"seq {args.plan_seq}: planned in {time.monotonic() - started:.1f} s")
-    for i, region in enumerate(plans):
-        least, proof = least_peak_bound(region.graph)
-        print(f"  region {i}: {region.plan}; least peak of any emitted program "
-              f"{remat.format_bytes(least)} ({proof})")
-        if args.save:
-            path = args.save if len(plans) == 1 else f"{args.save}.{i}"
-            region.save_schedule(path)
-            print("  schedule written to", path)
 
 
 def main() -> None:
@@ -98,14 +76,31 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60)
     parser.add_argument("--strategies", default="checkpoint-all,checkpoint-blocks,optimal")
     parser.add_argument("--plan-seq", type=int, default=0,
-                        help="only plan this length at --memory with the last of --strategies "
-                             "(timed)")
+                        help="only capture and plan this length at --memory (timed)")
     parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device whose form the step is traced in")
     args = parser.parse_args()
     if args.plan_seq:
-        plan_and_save(args)
+        graph, fixed, seconds = capture(args, args.plan_seq)
+        print(f"seq {args.plan_seq}: {graph.size} nodes, captured in {seconds:.1f} s; fixed "
+              f"{remat.format_bytes(fixed)}", flush=True)
+        started = time.monotonic()
+        report = remat.plan(graph, memory=args.memory, fixed_bytes=fixed,
+                            strategies=args.strategies.split(","), time_limit_s=args.time_limit)
+        print(f"planned in {time.monotonic() - started:.1f} s; budget "
+              f"{remat.format_bytes(report.budget_bytes)}, no-remat peak "
+              f"{remat.format_bytes(report.no_remat_peak_bytes)}, bound "
+              f"{report.lower_bound} ({report.lower_bound_source})")
+        for row in report.rows:
+            print("  ", row)
+        least, proof = least_peak_bound(graph)
+        print(f"least peak of any emitted program at least {remat.format_bytes(least)} ({proof})")
+        if args.save:
+            # The graph is the one the GPU traces (plan_for_device), so the run there loads the
+            # file: wrap(model, memory=..., optimizer=AdamW, schedule=PLAN).
+            report.save_schedule(graph, args.save)
+            print("schedule written to", args.save)
     else:
         cache: dict[int, tuple] = {}
 
