@@ -157,7 +157,7 @@ def _training_chain(n: int, costly: int, costly_bytes: int = 20,
     return remat.Graph(nodes, sorted(edges), "flop", "chain")
 
 
-def _least_peak(graph: remat.Graph, penalty: float = 0.0, left: float = 4.0):
+def _least_peak(graph: remat.Graph, penalty: float = 0.0, left: float = 4.0, known=()):
     """(schedule, found_by) of what a region over its budget runs on ``graph``, with ``left``
     seconds; with a penalty, the loss node must run once and the graph's costs are its
     planning costs, which add ``penalty`` to every schedule that runs it once."""
@@ -169,7 +169,7 @@ def _least_peak(graph: remat.Graph, penalty: float = 0.0, left: float = 4.0):
     loss = next(i for i, node in enumerate(graph.nodes) if node.name == "loss")
     joint = SimpleNamespace(once=(loss,) if penalty else (), names=lambda: [
         node.name for node in graph.nodes])
-    return region._least_peak_schedule(settings, joint, graph, penalty, left)
+    return region._least_peak_schedule(settings, joint, graph, penalty, left, known=known)
 
 
 def _least_product_choice(graph: remat.Graph, penalty: float = 0.0):
@@ -196,6 +196,23 @@ def test_a_region_over_its_budget_runs_a_cheap_schedule_a_little_above_the_least
     assert chosen.cost < 1100, (chosen.cost, found_by)
     assert found_by.startswith("optimal within") and "the least peak found, 400 B" in found_by
     assert chosen.peak_bytes <= no_remat.peak_bytes
+
+
+def test_a_region_over_its_budget_never_peaks_above_torchs_own_partition():
+    # The cheap schedule a little above the least peak (above) is not chosen when torch's own
+    # partition (what plain torch.compile runs) peaks lower: the user had that peak without
+    # remat. A partition of torch's that peaks higher changes nothing.
+    graph = _training_chain(10, 4)
+    least = remat.plan(graph, budget="min", strategies=["local-search"], time_limit_s=2,
+                       lower_bound=False).min_budget
+    no_remat = remat.run_strategy("checkpoint-all", graph, 0)
+    schedule, found_by = _least_peak(graph, known=[("torch.compile's min-cut partition",
+                                                    least.schedule)])
+    assert remat.simulate(graph, schedule).peak_bytes <= least.peak_bytes == 400, found_by
+    schedule, found_by = _least_peak(graph, known=[("torch.compile's min-cut partition",
+                                                    no_remat.schedule)])
+    chosen = remat.simulate(graph, schedule)
+    assert least.peak_bytes < chosen.peak_bytes <= least.peak_bytes * 1.05, found_by
 
 
 @pytest.mark.parametrize("penalty", [0.0, 1e5])

@@ -4,11 +4,12 @@ of a joint graph through the planning layer (``remat.plan``)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import torch
 
@@ -237,6 +238,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return region(plan_of(reference, "reference", None, strategy=reference_name),
                       reference, torch_budget=1.0)
     torch_figures: tuple = ()
+    # torch's own partitions, which a least-peak schedule never peaks above.
+    torch_known = [(reference_name, reference)] if partitions is not None else []
     if no_room is not None:
         failure = no_room
     elif budget_bytes < minimum:
@@ -260,6 +263,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # knob's partition fits the budget, the plan is made within its peak (and starts from
         # it), so that it holds no more than the knob and costs no more.
         compared = [(name, _core.simulate(graph, s)) for name, s, _ in starts]
+        torch_known = [(name, s) for name, s, _ in starts]
         torch_figures = tuple((name, sim.peak_bytes, sim.cost) for name, sim in compared)
         fitting = [sim.peak_bytes for _, sim in compared if sim.peak_bytes <= budget_bytes]
         plan_budget = min([budget_bytes, *fitting])
@@ -303,7 +307,8 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         raise failure
     schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
                                               joint.penalty(costs),
-                                              settings.time_limit_s - (_now() - started))
+                                              settings.time_limit_s - (_now() - started),
+                                              known=torch_known)
     plan = plan_of(schedule, "least-peak", None, budget=None)
     plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
     within = plan.predicted_peak_bytes <= budget_bytes
@@ -420,17 +425,23 @@ def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
 
 
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
-                         penalty: float, left: float) -> tuple[_core.Schedule, str]:
+                         penalty: float, left: float,
+                         known: Sequence[tuple[str, _core.Schedule]] = ()
+                         ) -> tuple[_core.Schedule, str]:
     """Among the schedules found at the least peak found by the smallest-budget search
-    (``remat.plan(budget="min")``) and at budgets above it, those that run each once-only node
-    once, and no rematerialization, the one with the least product of peak and cost; never
-    above the no-rematerialization peak. ``graph`` has the planning costs, which add
-    ``penalty`` to every schedule that runs each once-only node once: the product is of the
-    true cost."""
+    (``remat.plan(budget="min")``) and at budgets above it, no rematerialization and the
+    ``known`` ones (torch's own partitions: (name, schedule)), those that run each once-only
+    node once, the one with the least product of peak and cost that peaks no higher than any
+    known one: never above the no-rematerialization peak, nor above torch's partitions (what
+    the user had without remat). ``graph`` has the planning costs, which add ``penalty`` to
+    every schedule that runs each once-only node once: the product is of the true cost."""
     started = _now()
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
                    "no rematerialization")]
+    for name, schedule in known:
+        sim = _core.simulate(graph, schedule)
+        candidates.append((sim.peak_bytes, sim.cost, schedule, name))
     try:
         # The search takes its share; local-search then looks for a cheaper schedule at the
         # least peak found (the search's own minimises the peak at any cost).
@@ -439,13 +450,13 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                                threads=settings.threads, seed=settings.seed,
                                lower_bound=False, gap=settings.gap)
     except InfeasibleBudgetError:
-        return fallback.schedule, "no rematerialization"
-    smallest = report.min_budget
+        report = None
+    smallest = report.min_budget if report is not None else None
     if smallest is not None:
         candidates.append((smallest.peak_bytes, smallest.cost, smallest.schedule,
                            f"{smallest.found_by}, the smallest-budget search"))
-    row = report.rows[0]
-    if row.fits:
+    row = report.rows[0] if report is not None else None
+    if row is not None and row.fits:
         candidates.append((row.peak_bytes, row.cost, row.schedule,
                            "local-search at the least peak found"))
 
@@ -466,7 +477,7 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     # where even no rematerialization's cost at the peak of the schedule found last could not
     # beat the best product found, or at no rematerialization's peak.
     below, budget = least, least[0] * LEAST_PEAK_FIRST
-    while budget < fallback.peak_bytes and \
+    while report is not None and budget < fallback.peak_bytes and \
             below[0] * (fallback.cost - penalty) < min(product(c) for c in found):
         remaining = left - (_now() - started)
         if remaining < 0.1:
@@ -487,7 +498,12 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                 found.append(planned)
                 below = planned
         budget *= LEAST_PEAK_STEP
-    _peak, _cost, schedule, found_by = min(found, key=lambda c: (product(c), c[0]))
+    # Never above a peak the user had without remat: torch's partitions (or no
+    # rematerialization) cap the choice.
+    ceiling = min((c[0] for c in found if c[3] in {name for name, _ in known} |
+                   {"no rematerialization"}), default=math.inf)
+    _peak, _cost, schedule, found_by = min((c for c in found if c[0] <= ceiling),
+                                           key=lambda c: (product(c), c[0]))
     true_costs = [(peak, cost - penalty) for peak, cost, _, _ in found]
     return schedule, (f"{found_by}; found: "
                       f"{_front(true_costs, fallback.cost - penalty, graph.cost_unit)}")
