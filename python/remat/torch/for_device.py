@@ -26,11 +26,19 @@ Size = Union[int, str]
 
 
 def _on_meta(model: torch.nn.Module) -> torch.nn.Module:
-    """``model`` when its parameters and buffers are on the meta device, else a copy there."""
+    """``model`` when its parameters and buffers are on the meta device, else a copy there: each
+    parameter and buffer stands for itself once, so that tied weights stay tied, and nothing
+    of their data is copied."""
     tensors = list(model.parameters()) + list(model.buffers())
     if all(t.device.type == "meta" for t in tensors):
         return model
-    return copy.deepcopy(model).to("meta")
+    memo: dict = {}
+    for t in tensors:
+        if id(t) not in memo:
+            meta = torch.empty_like(t, device="meta")
+            memo[id(t)] = (torch.nn.Parameter(meta, requires_grad=t.requires_grad)
+                           if isinstance(t, torch.nn.Parameter) else meta)
+    return copy.deepcopy(model, memo)
 
 
 def _meta_like(value: Any) -> Any:
@@ -78,6 +86,11 @@ def plan_for_device(model: torch.nn.Module, example_inputs: Sequence[Any] = (),
                          f"{type(example_inputs).__name__}")
     if example_kwargs is not None and not isinstance(example_kwargs, dict):
         raise UsageError(f"example_kwargs must be a dict, got {type(example_kwargs).__name__}")
+    if getattr(getattr(model, "config", None), "use_cache", False) is True:
+        raise UsageError(
+            "the model's config has use_cache=True: set model.config.use_cache = False here and "
+            "on the device (a training step has no use for the KV cache, whose lazily made "
+            "tensors cannot be traced on the meta device, and the two graphs must be the same)")
     settings = region_settings(budget=budget, memory=memory, optimizer=optimizer,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
