@@ -67,7 +67,7 @@ def plan_for_device(model: torch.nn.Module, example_inputs: Sequence[Any] = (),
     Without ``loss_fn`` the regions are the model's, as ``wrap(model)`` and its own loss (a
     transformers model given ``labels=``) plan them on the device; with ``loss_fn`` they are
     the step's, as ``plan_step(model, loss_fn, inputs, kwargs, model_inputs=k)`` plans it
-    (``model_inputs`` defaults to all positional inputs but the last). The other options are
+    (``model_inputs`` defaults to 1, as there). The other options are
     ``wrap``'s: ``memory`` is the device's memory, and ``optimizer`` (over the model's
     parameters) counts its state as fixed memory. The run on the device given the saved files
     as ``schedule=`` plans nothing again.
@@ -98,8 +98,7 @@ def plan_for_device(model: torch.nn.Module, example_inputs: Sequence[Any] = (),
                                workspace=workspace)
     module = _on_meta(model)
     if loss_fn is not None:
-        if model_inputs is None:
-            model_inputs = max(len(example_inputs) - 1, 0)
+        model_inputs = 1 if model_inputs is None else model_inputs  # plan_step's default
         module = _Step(module, loss_fn, check_int("model_inputs", model_inputs, low=0))
     elif model_inputs is not None:
         raise UsageError("model_inputs= splits the inputs between the model and loss_fn: give "
