@@ -26,29 +26,14 @@ import textwrap
 import time
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+sys.path.insert(0, PYTHON_DIR)
+sys.path.insert(0, os.path.join(PYTHON_DIR, "tests"))
 
-CHILD = textwrap.dedent("""
-    import signal, time
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    import torch, remat.torch
+from test_interrupt import DEEP_CHILD  # noqa: E402  (the tests' child script)
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(*[m for _ in range(200)
-                                  for m in (torch.nn.Linear(64, 64), torch.nn.ReLU())])
-    before = [p.detach().clone() for p in model.parameters()]
-    compiled = torch.compile(model, dynamic=False, backend=remat.torch.backend(
-        budget="30%", strategy="optimal"))
-    print("ready", flush=True)
-    try:
-        compiled(torch.randn(32, 64)).sum().backward()
-        print("returned", flush=True)
-    except KeyboardInterrupt:
-        print(f"KeyboardInterrupt at {time.monotonic()!r}", flush=True)
-    intact = all(type(p) is torch.nn.Parameter and p.grad is None and torch.equal(p, b)
-                 for p, b in zip(model.parameters(), before))
-    print(f"intact {intact}", flush=True)
-    print(f"end at {time.monotonic()!r}", flush=True)
-""")
+# The child of the tests' deep-model case (python/tests/test_interrupt.py), which also says
+# when it ends.
+CHILD = DEEP_CHILD + 'print(f"end at {time.monotonic()!r}", flush=True)\n'
 
 BASELINE = textwrap.dedent("""
     import time
@@ -79,7 +64,7 @@ def run(delay_s: float) -> tuple[float, float, bool, str]:
     exited = time.monotonic() - sent
     interrupted = [float(line.split()[-1]) - sent for line in out.splitlines()
                    if line.startswith("KeyboardInterrupt at ")]
-    return (interrupted[0] if interrupted else float("inf"), exited, "intact True" in out, err)
+    return (interrupted[0] if interrupted else float("inf"), exited, "model intact: True" in out, err)
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from remat import _core, planning
-from remat.errors import InfeasibleBudgetError, InputError, UsageError
+from remat.errors import InfeasibleBudgetError, InputError
 from remat.options import check_number
 
 __all__ = ["Plan"]
@@ -17,7 +17,7 @@ __all__ = ["Plan"]
 
 @dataclass(frozen=True)
 class Plan:
-    """The schedule a step follows, with the simulator's figures.
+    """The schedule a region follows, with the simulator's figures.
 
     ``cost`` and ``no_remat_cost`` are in ``cost_unit``; ``overhead`` is their ratio. Bytes are
     activation bytes (parameters, gradients, buffers and inputs are fixed memory, outside the
@@ -51,16 +51,14 @@ class Plan:
                 f"gap {gap}, {self.recomputations} recomputations over {self.nodes} nodes")
 
 
-
-
 def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else (1.0 if a == b else math.inf)
 
 
-def plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status: str,
-             budget_bytes: Optional[int], no_remat_cost: float, no_remat_peak_bytes: int,
-             fixed: int, bound: Optional[float]) -> Plan:
-    """The step's Plan from the simulator's figures for ``schedule`` (the source of truth)."""
+def simulated_plan(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status: str,
+                   budget_bytes: Optional[int], no_remat_cost: float, no_remat_peak_bytes: int,
+                   fixed: int, bound: Optional[float]) -> Plan:
+    """A region's Plan from the simulator's figures for ``schedule`` (the source of truth)."""
     simulated = _core.simulate(graph, schedule)
     if budget_bytes is not None and simulated.peak_bytes > budget_bytes:
         raise InfeasibleBudgetError(
@@ -76,8 +74,8 @@ def plan_of(graph: _core.Graph, schedule: _core.Schedule, strategy: str, status:
                 nodes=len(graph), recomputations=simulated.evaluations - len(graph))
 
 
-def no_schedule_error(strategy: str, budget_bytes: int, row: planning.PlanRow,
-                      hint: str = "") -> InfeasibleBudgetError:
+def no_schedule_error(strategy: str, budget_bytes: int,
+                      row: planning.PlanRow) -> InfeasibleBudgetError:
     """The error for a strategy that found no schedule within the budget: what it found."""
     found = (f"its best schedule peaks at {_core.format_bytes(row.peak_bytes)}"
              if row.peak_bytes is not None else "it found no schedule")
@@ -85,15 +83,13 @@ def no_schedule_error(strategy: str, budget_bytes: int, row: planning.PlanRow,
         f"strategy {strategy} found no schedule within the activation budget "
         f"{_core.format_bytes(budget_bytes)}: {found}"
         + (f" ({row.solver_status}; {row.note})" if row.solver_status else "")
-        + "; try a larger budget, a longer time_limit_s or another strategy" + hint)
+        + "; try a larger budget, a longer time_limit_s or another strategy")
 
 
-def time_limit(time_limit_s: Optional[float], time_limit: Optional[float]) -> float:
-    if time_limit is not None and time_limit_s is not None:
-        raise UsageError("give time_limit_s or its alias time_limit, not both")
-    limit = time_limit_s if time_limit_s is not None else time_limit
-    limit = 60.0 if limit is None else limit
-    return check_number("time_limit_s", limit, low=0, above_low=True)
+def time_limit(time_limit_s: Optional[float]) -> float:
+    """``time_limit_s`` checked: a number above 0 (None: 60 s)."""
+    return check_number("time_limit_s", 60.0 if time_limit_s is None else time_limit_s,
+                        low=0, above_low=True)
 
 
 def load_schedule_file(path: str) -> _core.ScheduleDocument:

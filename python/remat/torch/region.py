@@ -22,8 +22,7 @@ from remat.torch.costs import check_cost_options, joint_flops
 from remat.torch.joint import JointGraph
 from remat.torch.partition import check_runs_once
 from remat.torch.reference import TorchPartitions, min_cut_schedule
-from remat.torch.plans import load_schedule_file, no_schedule_error, time_limit
-from remat.torch.plans import plan_of as simulated_plan
+from remat.torch.plans import load_schedule_file, no_schedule_error, simulated_plan, time_limit
 from remat.torch.tangents import hold_tangents, least_peak_bound
 
 __all__ = ["RegionSettings", "RegionSchedule", "region_settings", "plan_region",
@@ -124,7 +123,7 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
         raise UsageError("optimizer= counts the optimizer's state in device memory: give it "
                          "with memory=, not with budget=")
     check_strategy(strategy)
-    limit = time_limit(time_limit_s, None)
+    limit = time_limit(time_limit_s)
     threads = check_int("threads", threads)
     _core._check_settings(limit, threads)
     check_cost_options(flops_per_byte, unknown_ops, machine_ok=True)

@@ -95,11 +95,13 @@ class PlannedStep:
         plans[0].save_schedule(path)
 
     def __repr__(self) -> str:
-        return f"PlannedStep({type(self.model).__name__}, {self.plans[-1] if self.plans else '-'})"
+        latest = self.plans[-1] if self.plans else "-"
+        return f"PlannedStep({type(self.model).__name__}, {latest})"
 
 
 def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequence[Any],
-              example_kwargs: Optional[dict] = None, *, budget: Optional[Size] = None, memory: Optional[Size] = None,
+              example_kwargs: Optional[dict] = None, *, budget: Optional[Size] = None,
+              memory: Optional[Size] = None,
               optimizer: Optional[torch.optim.Optimizer] = None, strategy: str = "optimal",
               time_limit_s: float = 60.0, model_inputs: int = 1, schedule: Any = None,
               strict: bool = False, threads: int = 1, seed: int = 1, lower_bound: bool = True,
@@ -109,7 +111,8 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     step that follows the plan.
 
     The step computes ``loss_fn(model(*inputs[:model_inputs], **kwargs),
-    *inputs[model_inputs:])`` (``example_kwargs``: the model's keyword arguments) and the gradients of every parameter, and of every input, that requires one. The options are
+    *inputs[model_inputs:])`` (``example_kwargs``: the model's keyword arguments) and the
+    gradients of every parameter, and of every input, that requires one. The options are
     ``wrap``'s (``budget`` or ``memory``, ``optimizer``, ``strategy``, ``time_limit_s`` per
     region, ``schedule``, ``strict`` ...). Nothing reaches ``.grad`` while planning; buffers and
     the random generators are put back. Raises UsageError for a bad option, CaptureError,
