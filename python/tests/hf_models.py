@@ -31,11 +31,11 @@ def _tokens(batch: int, seq: int) -> torch.Tensor:
 
 
 def gpt2(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
-         seed: int = 0):
+         seed: int = 0, vocab: int = VOCAB):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(seed)
-    config = GPT2Config(n_layer=layers, n_embd=width, n_head=heads, vocab_size=VOCAB,
+    config = GPT2Config(n_layer=layers, n_embd=width, n_head=heads, vocab_size=vocab,
                         n_positions=max(seq, 32), resid_pdrop=0.0, embd_pdrop=0.0,
                         attn_pdrop=0.0, bos_token_id=0, eos_token_id=0)
     ids = _tokens(batch, seq)
@@ -43,13 +43,13 @@ def gpt2(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: 
 
 
 def llama(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
-          seed: int = 0):
+          seed: int = 0, vocab: int = VOCAB):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
     config = LlamaConfig(num_hidden_layers=layers, hidden_size=width, num_attention_heads=heads,
                          num_key_value_heads=max(1, heads // 2), intermediate_size=2 * width,
-                         vocab_size=VOCAB, max_position_embeddings=max(seq, 32),
+                         vocab_size=vocab, max_position_embeddings=max(seq, 32),
                          bos_token_id=0, eos_token_id=0, pad_token_id=0)
     ids = _tokens(batch, seq)
     return OwnLoss(LlamaForCausalLM(config)), (ids, ids)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 import warnings
 from typing import Any, Callable, Optional, Union
 
@@ -27,8 +28,10 @@ from remat import _core, interrupt
 from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
 from remat.options import check_bool, check_choice
 from remat.torch.inductor_peak import peak_pass
+from remat.torch.model_logging import ignore_model_logging
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, plan_region, region_settings
+from remat.torch.split import loss_chains, split_loss_chains
 from remat.torch.stage_fusion import stage_barrier
 
 __all__ = ["RematBackend", "backend"]
@@ -46,6 +49,14 @@ SAME_ESTIMATE = 0.005
 # Plans not made again below the budget: torch's own partition at 100% (plain torch.compile's),
 # the least peak found, and a loaded schedule.
 _NOT_RETRIED = ("reference", "least-peak", "loaded")
+# A region over its budget with loss chains (split.py) is planned again with them in chunks at
+# most this many times, into at most this many chunks.
+SPLIT_ATTEMPTS = 4
+SPLIT_MOST_CHUNKS = 256
+# A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
+SPLIT_PROGRESS = 0.95
+# Inductor's score_fusion_memory_threshold for a region in chunks: no horizontal fusion.
+UNFUSED = 10 ** 12
 
 
 def _warn_again(caught: list) -> None:
@@ -115,6 +126,7 @@ class RematBackend:
         self.compiler = compiler
         self.inductor_config = dict(inductor_config or {})
         self._budget_scale = 1.0  # below 1 while a region is planned again (_compile_checked)
+        ignore_model_logging()  # a model and its loss are one region (model_logging.py)
         self._partition = RematPartition(
             lambda joint, saved, held: plan_region(self._settings(), joint, saved, held),
             min_cut_reference=compiler == "inductor",
@@ -147,6 +159,95 @@ class RematBackend:
             raise
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
+        """Compiles the region as it is; where its plan is over the budget and it has loss
+        chains to split (split.py), compiles it again with them in chunks (_split_region)."""
+        chains = [] if self.settings.schedules else loss_chains(gm)
+        if not chains:
+            return self._compile_region(gm, example_inputs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compiled = self._compile_region(gm, example_inputs)
+        return self._split_region(gm, example_inputs, chains, (compiled, caught))
+
+    def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
+                      whole: tuple) -> Any:
+        """Where the whole region's plan is over its budget, plans and compiles it with its
+        loss chains in chunks, at the whole region's budget in bytes: first as many chunks as
+        the whole plan's peak is times the budget (a power of two), then twice as many while
+        over the budget and the peak still falls (below SPLIT_PROGRESS of the attempt before),
+        at most SPLIT_ATTEMPTS times (sharing one more time_limit_s) and SPLIT_MOST_CHUNKS
+        chunks. Keeps the cheapest attempt within the budget, or else the one of least
+        predicted peak, the whole region's among them (_keep_split)."""
+        partition = self._partition
+        compiled, caught = whole
+        if not partition.plans or partition.plans[-1].within_budget:
+            _warn_again(caught)
+            return compiled
+        first = partition.plans[-1]
+        attempts = [(compiled, first, caught, dict(partition.ledger), 1)]
+        budget_bytes = first.plan.budget_bytes
+        rows = min(chain.rows for chain in chains)
+        chunks = 2 ** max(1, math.ceil(math.log2(
+            max(1.0, first.plan.predicted_peak_bytes / max(1, budget_bytes)))))
+        settings = self.settings
+        # The chunked region's budget is the whole one's, in bytes: a percentage of the
+        # chunked graph's own peak would be of another, lower, reference. The attempts share
+        # one more time limit.
+        deadline = time.monotonic() + settings.time_limit_s
+        inductor_config = self.inductor_config
+        # Inductor's horizontal fusion would run the chunks' kernels together, holding every
+        # chunk's output at once (unless the user set the threshold).
+        self.inductor_config = {"score_fusion_memory_threshold": UNFUSED, **inductor_config}
+        try:
+            for attempt in range(SPLIT_ATTEMPTS):
+                chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
+                left_s = deadline - time.monotonic()
+                if chunks <= attempts[-1][4] or left_s <= 0:
+                    break
+                self.settings = dataclasses.replace(
+                    settings, budget=str(budget_bytes), memory="",
+                    time_limit_s=left_s / (SPLIT_ATTEMPTS - attempt))
+                count = len(partition.plans)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    compiled = self._compile_region(split_loss_chains(gm, chunks),
+                                                    example_inputs)
+                if len(partition.plans) == count:
+                    break
+                planned = partition.plans[-1]
+                planned.chunks = chunks
+                attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
+                if planned.within_budget or planned.plan.predicted_peak_bytes > \
+                        SPLIT_PROGRESS * attempts[-2][1].plan.predicted_peak_bytes:
+                    break  # within the budget, or the chunks are not what sets the peak
+                chunks *= 2
+        finally:
+            self.settings, self.inductor_config = settings, inductor_config
+        return self._keep_split(attempts, first)
+
+    def _keep_split(self, attempts: list, first: RegionPlan) -> Any:
+        """The cheapest attempt within the budget, or else the one of least predicted peak
+        (the whole region's on a tie): its plan stays in ``plans`` and the ledger, with the
+        whole region's reference, and its warnings are emitted."""
+        partition = self._partition
+        within = [a for a in attempts if a[1].within_budget]
+        chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
+                  min(attempts, key=lambda a: (a[1].plan.predicted_peak_bytes, a[4])))
+        compiled, planned, caught, ledger, _chunks = chosen
+        for _, other, _, _, _ in attempts:
+            if other is not planned:
+                partition.plans.remove(other)
+                partition.marked = {k: v for k, v in partition.marked.items() if v is not other}
+        partition.ledger.clear()
+        partition.ledger.update(ledger)
+        planned.reference, planned.reference_peak_bytes = (first.reference,
+                                                           first.reference_peak_bytes)
+        planned.split_attempts = tuple((a[4], a[1].plan.predicted_peak_bytes, a[1].plan.cost)
+                                       for a in attempts)
+        _warn_again(caught)
+        return compiled
+
+    def _compile_region(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         # A region is known by its parameters: compiled again for a new shape, it replaces
         # its own entry among what the step's regions hold (partition.py).
         params = tuple(id(x) for x in example_inputs if isinstance(x, torch.nn.Parameter))

@@ -1,0 +1,220 @@
+"""Splitting a region's vocabulary-sized operations into chunks of tokens, before it is traced.
+
+A language model's head and its loss, ``cross_entropy(linear(h, W).float().view(-1, V), t)``,
+make tensors of one row per token and one column per vocabulary entry: the logits, their log
+softmax and, in the backward, their gradient. No choice of what to keep lowers a step's peak
+below the operation that reads and writes them (docs/design.md §8, the floor). Every row is
+independent of the others until the loss sums them, so the same loss is the sum, over chunks of
+rows, of the chunk's summed cross-entropy (divided by the number of counted targets for a
+mean), and autograd gives the same gradients: the head's input gradient is the concatenation
+of the chunks' and the weight's the sum of theirs.
+
+``split_loss_chains(gm, chunks)`` rewrites Dynamo's graph of a region so: each chain becomes
+``chunks`` chains over row ranges of ``h`` and ``t``. AOTAutograd then traces the forward and
+backward of the chunks, and remat plans the joint graph as any other: whether each chunk's log
+softmax is kept for the backward or recomputed from ``h`` there is the plan's decision, at the
+budget. The number of chunks is chosen by the backend (backend.py: the fewest that meet the
+budget). A chain is split only where its logits have no reader outside it (a region that
+returns the logits keeps them whole).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+from torch import fx
+
+__all__ = ["LossChain", "loss_chains", "split_loss_chains", "chunk_sizes"]
+
+_LINEAR = (torch._C._nn.linear, torch.nn.functional.linear)
+# Methods between the head and its loss that change neither rows nor columns' meaning:
+# reshapes that keep the vocabulary as the last dimension, and casts.
+_RESHAPES = ("view", "reshape", "contiguous")
+_CASTS = {"float": torch.float32, "double": torch.float64, "half": torch.float16,
+          "bfloat16": torch.bfloat16}
+
+
+@dataclass(frozen=True)
+class LossChain:
+    """One head-and-loss chain of a Dynamo graph: ``loss`` is ``cross_entropy`` of the output
+    of ``linear`` through ``between`` (reshapes and casts), over ``rows`` tokens and a
+    vocabulary of ``vocabulary`` entries; ``casts`` are the dtypes it is cast to, in order."""
+
+    linear: fx.Node
+    loss: fx.Node
+    between: tuple
+    casts: tuple
+    rows: int
+    vocabulary: int
+    width: int  # the head's input features
+
+    @property
+    def logits_bytes(self) -> int:
+        """The bytes of one logits-sized tensor in the loss's dtype (what a chunk divides)."""
+        dtype = self.casts[-1] if self.casts else _value(self.linear).dtype
+        return self.rows * self.vocabulary * torch.empty((), dtype=dtype).element_size()
+
+
+def _value(node: fx.Node) -> Optional[torch.Tensor]:
+    value = node.meta.get("example_value")
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def _shape(node: fx.Node) -> Optional[tuple]:
+    value = _value(node)
+    return None if value is None else tuple(value.shape)
+
+
+def _cast_of(node: fx.Node) -> Optional[torch.dtype]:
+    """The dtype a ``.float()``-like or ``.to(dtype)`` method casts to, or None."""
+    if node.op != "call_method":
+        return None
+    if node.target in _CASTS and len(node.args) == 1 and not node.kwargs:
+        return _CASTS[node.target]
+    if node.target == "to" and len(node.args) == 2 and not node.kwargs and \
+            isinstance(node.args[1], torch.dtype):
+        return node.args[1]
+    return None
+
+
+def _loss_options(node: fx.Node) -> Optional[dict]:
+    """cross_entropy's options where the chunked form is exact: no class weights and no
+    label smoothing, a mean or sum reduction; None otherwise."""
+    if node.op != "call_function" or node.target is not torch.nn.functional.cross_entropy:
+        return None
+    names = ("weight", "size_average", "ignore_index", "reduce", "reduction",
+             "label_smoothing")
+    options = dict(zip(names, node.args[2:]))
+    options.update(node.kwargs)
+    if set(options) - set(names) or len(node.args) < 2:
+        return None
+    if options.get("weight") is not None or options.get("size_average") is not None or \
+            options.get("reduce") is not None or options.get("label_smoothing", 0.0) != 0.0:
+        return None
+    reduction = options.get("reduction", "mean")
+    ignore_index = options.get("ignore_index", -100)
+    if reduction not in ("mean", "sum") or not isinstance(ignore_index, int):
+        return None
+    return {"reduction": reduction, "ignore_index": ignore_index}
+
+
+def loss_chains(gm: fx.GraphModule) -> list[LossChain]:
+    """The head-and-loss chains of Dynamo's graph ``gm`` that can be split (module docstring):
+    each node between the head and the loss has one reader, the next one."""
+    chains = []
+    for loss in gm.graph.nodes:
+        if _loss_options(loss) is None:
+            continue
+        logits, target = loss.args[0], loss.args[1]
+        if not isinstance(logits, fx.Node) or not isinstance(target, fx.Node):
+            continue
+        loss_shape, target_shape = _shape(logits), _shape(target)
+        if loss_shape is None or len(loss_shape) != 2 or target_shape != loss_shape[:1]:
+            continue
+        rows, vocabulary = loss_shape
+        between, casts, node = [], [], logits
+        while node.op == "call_method" and len(node.users) == 1:
+            cast = _cast_of(node)
+            shape = _shape(node)
+            if cast is None and (node.target not in _RESHAPES or shape is None or
+                                 shape[-1] != vocabulary):
+                break
+            between.append(node)
+            if cast is not None:
+                casts.append(cast)
+            node = node.args[0]
+        if not (node.op == "call_function" and node.target in _LINEAR and
+                len(node.users) == 1 and isinstance(node.args[0], fx.Node)):
+            continue
+        head_shape, input_shape = _shape(node), _shape(node.args[0])
+        if head_shape is None or input_shape is None or head_shape[-1] != vocabulary or \
+                _rows(head_shape) != rows or _rows(input_shape) != rows:
+            continue
+        chains.append(LossChain(linear=node, loss=loss, between=tuple(reversed(between)),
+                                casts=tuple(reversed(casts)), rows=rows,
+                                vocabulary=vocabulary, width=input_shape[-1]))
+    return chains
+
+
+def _rows(shape: tuple) -> int:
+    count = 1
+    for size in shape[:-1]:
+        count *= size
+    return count
+
+
+def chunk_sizes(rows: int, chunks: int) -> list[int]:
+    """``rows`` in ``chunks`` near-equal parts, the larger first (at most ``rows`` parts)."""
+    chunks = max(1, min(chunks, rows))
+    return [rows // chunks + (1 if i < rows % chunks else 0) for i in range(chunks)]
+
+
+def split_loss_chains(gm: fx.GraphModule, chunks: int) -> fx.GraphModule:
+    """A copy of ``gm`` whose loss chains (``loss_chains``) each run as ``chunks`` chunks of
+    rows; ``gm`` itself is unchanged. The copy's loss equals the original's up to the order of
+    floating-point sums."""
+    graph = fx.Graph()
+    copies: dict[fx.Node, fx.Node] = {}
+    result = graph.graph_copy(gm.graph, copies)
+    graph.output(result)
+    for chain in loss_chains(gm):
+        _split(graph, _rebased(chain, copies), chunks)
+    graph.eliminate_dead_code()
+    graph.lint()
+    split = fx.GraphModule(gm, graph)
+    split.meta.update(gm.meta)
+    return split
+
+
+def _rebased(chain: LossChain, copies: dict) -> LossChain:
+    return LossChain(linear=copies[chain.linear], loss=copies[chain.loss],
+                     between=tuple(copies[n] for n in chain.between), casts=chain.casts,
+                     rows=chain.rows, vocabulary=chain.vocabulary, width=chain.width)
+
+
+def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
+    options = _loss_options(chain.loss)
+    sizes = chunk_sizes(chain.rows, chunks)
+    h, weight = chain.linear.args[0], chain.linear.args[1]
+    bias = chain.linear.args[2] if len(chain.linear.args) > 2 else \
+        chain.linear.kwargs.get("bias")
+    target = chain.loss.args[1]
+    ignore_index = options["ignore_index"]
+
+    def node(op: str, target_, args: tuple, kwargs: Optional[dict] = None,
+             like: Optional[fx.Node] = None) -> fx.Node:
+        made = graph.create_node(op, target_, args, kwargs or {})
+        if like is not None:  # the module that ran it, for the plan's structure (structure.py)
+            made.meta.update({k: v for k, v in like.meta.items() if k != "example_value"})
+        return made
+
+    with graph.inserting_before(chain.loss):
+        flat = node("call_method", "reshape", (h, (-1, chain.width)), like=chain.linear)
+        inputs = node("call_function", torch.split, (flat, sizes), like=chain.linear)
+        targets = node("call_function", torch.split, (target, sizes), like=chain.loss)
+        total = None
+        for i in range(len(sizes)):
+            rows = node("call_function", operator.getitem, (inputs, i), like=chain.linear)
+            logits = node("call_function", chain.linear.target, (rows, weight, bias),
+                          like=chain.linear)
+            for dtype in chain.casts:
+                logits = node("call_method", "to", (logits, dtype), like=chain.loss)
+            part = node("call_function", operator.getitem, (targets, i), like=chain.loss)
+            summed = node("call_function", torch.nn.functional.cross_entropy, (logits, part),
+                          {"ignore_index": ignore_index, "reduction": "sum"}, like=chain.loss)
+            summed = node("call_method", "float", (summed,), like=chain.loss)
+            total = summed if total is None else node("call_function", operator.add,
+                                                      (total, summed), like=chain.loss)
+        if options["reduction"] == "mean":
+            counted = node("call_function", operator.ne, (target, ignore_index),
+                           like=chain.loss)
+            count = node("call_method", "sum", (counted,), like=chain.loss)
+            total = node("call_function", operator.truediv, (total, count), like=chain.loss)
+        dtype = chain.casts[-1] if chain.casts else _value(chain.linear).dtype
+        total = node("call_method", "to", (total, dtype), like=chain.loss)
+    chain.loss.replace_all_uses_with(total)
+    for old in (chain.loss, *reversed(chain.between), chain.linear):
+        graph.erase_node(old)

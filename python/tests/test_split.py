@@ -1,0 +1,119 @@
+"""Splitting a language model's head and loss into chunks of tokens (remat/torch/split.py)."""
+
+import copy
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import hf_models
+import remat.torch
+from remat.torch.split import chunk_sizes, loss_chains, split_loss_chains
+
+
+class HeadAndLoss(nn.Module):
+    """An embedding, a head and its cross-entropy: the logits are 48 x 300 floats."""
+
+    def __init__(self, reduction: str = "mean", return_logits: bool = False):
+        super().__init__()
+        self.embed = nn.Embedding(300, 16)
+        self.head = nn.Linear(16, 300)
+        self.reduction, self.return_logits = reduction, return_logits
+
+    def forward(self, ids, labels):
+        logits = self.head(torch.tanh(self.embed(ids))).float()
+        loss = F.cross_entropy(logits.view(-1, 300), labels.view(-1), ignore_index=-100,
+                               reduction=self.reduction)
+        return (loss, logits) if self.return_logits else loss
+
+
+def _dynamo_graph(model: nn.Module, *inputs) -> tuple:
+    """Dynamo's graph of ``model`` on ``inputs`` and its example inputs (the parameters
+    among them)."""
+    captured = []
+
+    def backend(gm, example_inputs):
+        captured.append((gm, example_inputs))
+        return gm.forward
+    torch._dynamo.reset()
+    torch.compile(model, backend=backend, dynamic=False)(*inputs)
+    assert len(captured) == 1
+    return captured[0]
+
+
+def _inputs(seed: int = 0):
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, 300, (4, 12), generator=generator)
+    labels = torch.randint(0, 300, (4, 12), generator=generator)
+    labels[0, :5] = -100  # ignored targets: the mean divides by the 43 counted ones
+    return ids, labels
+
+
+def test_chunk_sizes_cover_the_rows_in_near_equal_parts():
+    assert chunk_sizes(48, 5) == [10, 10, 10, 9, 9]
+    assert chunk_sizes(3, 8) == [1, 1, 1]
+    assert chunk_sizes(7, 1) == [7]
+
+
+def test_a_head_and_its_loss_are_one_chain_and_logits_returned_are_none():
+    torch.manual_seed(0)
+    gm, _ = _dynamo_graph(HeadAndLoss(), *_inputs())
+    chains = loss_chains(gm)
+    assert [(c.rows, c.vocabulary, c.width, c.casts) for c in chains] == \
+        [(48, 300, 16, (torch.float32,))]
+    assert chains[0].logits_bytes == 48 * 300 * 4
+    # Logits that leave the region are read outside the chain: it stays whole.
+    gm, _ = _dynamo_graph(HeadAndLoss(return_logits=True), *_inputs())
+    assert loss_chains(gm) == []
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("chunks", [1, 5, 48])
+def test_the_chunked_loss_and_its_gradients_equal_the_whole_ones(reduction, chunks):
+    torch.manual_seed(0)
+    gm, example = _dynamo_graph(HeadAndLoss(reduction), *_inputs())
+    split = split_loss_chains(gm, chunks)
+    calls = [n for n in split.graph.nodes if n.target is F.cross_entropy]
+    assert len(calls) == chunks
+    params = [x for x in example if isinstance(x, torch.Tensor) and x.requires_grad]
+    whole = gm(*example)[0]
+    part = split(*example)[0]
+    assert part.dtype == whole.dtype and part.shape == whole.shape
+    torch.testing.assert_close(part, whole, rtol=1e-6, atol=1e-6)
+    for a, b in zip(torch.autograd.grad(part, params), torch.autograd.grad(whole, params)):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+    # The original graph is unchanged.
+    assert sum(1 for n in gm.graph.nodes if n.target is F.cross_entropy) == 1
+
+
+def test_transformers_loss_is_in_the_models_region():
+    # GPT-2's loss_function warns once (its class is not in transformers' loss mapping):
+    # ignored while Dynamo traces, so the model and its loss are one region.
+    model, inputs = hf_models.gpt2(layers=1, width=32, batch=2, seq=16)
+    planned = remat.torch.wrap(model, budget="100%")
+    planned(*inputs).backward()
+    assert len(planned.plans) == 1
+
+
+def test_below_the_whole_floor_the_region_is_split_and_meets_the_budget():
+    # The logits (256 tokens x 4096 entries, 4 MiB) set the whole region's floor: three of
+    # them in the loss's backward, far above 30% of its no-rematerialization peak.
+    model, inputs = hf_models.gpt2(layers=1, width=32, batch=4, seq=64, vocab=4096)
+    reference = copy.deepcopy(model)
+    planned = remat.torch.wrap(model, budget="30%")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no BudgetWarning: the budget is met
+        loss = planned(*inputs)
+    loss.backward()
+    (region,) = planned.plans
+    assert region.chunks > 1 and region.within_budget
+    whole_chunks, whole_peak, _ = region.split_attempts[0]
+    assert whole_chunks == 1 and whole_peak > region.plan.budget_bytes
+    expected = reference(*inputs)
+    expected.backward()
+    torch.testing.assert_close(loss, expected, rtol=1e-5, atol=1e-6)
+    largest = max(p.grad.abs().max() for p in reference.parameters())
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert (p.grad - q.grad).abs().max() <= 1e-5 * largest
