@@ -88,14 +88,20 @@ class GruModel(CaptureGru):
 
 def language_models(quick: bool) -> dict:
     """transformers' GPT-2 and Llama (python/tests/hf_models.py), trained on their own loss
-    (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), and the
-    demo's small GPT-2 (``lm``, 2 layers)."""
+    (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), the demo's
+    small GPT-2 (``lm``, 2 layers), and both with real vocabularies (``gpt2-50k``,
+    ``llama-32k``: issue 54's sizes)."""
     import hf_models
 
     size = (dict(layers=2, width=64, heads=4, batch=4, seq=64) if quick else
             dict(layers=4, width=128, heads=4, batch=8, seq=128))
     return {"gpt2": lambda: hf_models.gpt2(**size), "llama": lambda: hf_models.llama(**size),
-            "lm": lambda: hf_models.gpt2(layers=2, width=64, heads=4, batch=8, seq=64)}
+            "lm": lambda: hf_models.gpt2(layers=2, width=64, heads=4, batch=8, seq=64),
+            # Real vocabularies, where the head and its loss set the floor (--quick: 2 layers).
+            "gpt2-50k": lambda: hf_models.gpt2(layers=2 if quick else 6, width=256, heads=4,
+                                               batch=8, seq=128, vocab=50257),
+            "llama-32k": lambda: hf_models.llama(layers=2 if quick else 4, width=256, heads=4,
+                                                 batch=4, seq=128, vocab=32000)}
 
 
 def models(quick: bool, device: torch.device, names=("vit", "unet", "gru")):
@@ -339,6 +345,8 @@ def budget_row(name, model, loss_fn, inputs, fraction, args, device, plain, plai
         row["remat_seconds_planning"] = sum(p.seconds for p in plans)
         row["remat_workspace_bytes"] = sum(p.workspace_bytes for p in plans)
         row["remat_regions_over"] = regions_over(plans)
+        row["remat_chunks"] = [p.chunks for p in plans]
+        row["remat_split_attempts"] = [list(map(list, p.split_attempts)) for p in plans]
         row["remat_grad_max_difference"] = max_difference(grads(remat_net), plain_grads)
         row["remat_grad_relative"] = relative_difference(grads(remat_net), plain_grads)
         row["remat_peak_bytes"], row["remat_peak_phase"] = step_peak(

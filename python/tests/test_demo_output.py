@@ -43,8 +43,8 @@ def test_budget_met_counts_the_regions_over_their_asked_budget():
 def test_a_least_peak_warning_prints_as_one_line(capsys):
     message = ("no optimal schedule within the activation budget 719.61 KiB (the activation "
                "budget 719.61 KiB is below the minimum peak 1.00 MiB that any schedule needs "
-               "('x' with its inputs)); the region runs a least-peak schedule: of those found, "
-               "the one with the least product of peak and cost (local search), which peaks "
+               "('x' with its inputs)); the region runs a least-peak schedule, the least peak "
+               "found (local search), which peaks "
                "at 1.00 MiB (the least possible: a bound (x)) (over the budget); pass "
                "strict=True to raise instead")
     with warnings.catch_warnings():  # restores warnings.showwarning

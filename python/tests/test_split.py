@@ -117,3 +117,15 @@ def test_below_the_whole_floor_the_region_is_split_and_meets_the_budget():
     largest = max(p.grad.abs().max() for p in reference.parameters())
     for p, q in zip(model.parameters(), reference.parameters()):
         assert (p.grad - q.grad).abs().max() <= 1e-5 * largest
+
+
+def test_strict_refuses_a_region_only_once_no_chunks_meet_its_budget():
+    model, inputs = hf_models.gpt2(layers=1, width=32, batch=4, seq=64, vocab=4096)
+    planned = remat.torch.wrap(copy.deepcopy(model), budget="30%", strict=True)
+    planned(*inputs).backward()
+    assert planned.plans[0].chunks > 1 and planned.plans[0].within_budget
+    # 1% is below even the chunked region's floor.
+    planned = remat.torch.wrap(model, budget="1%", strict=True, time_limit_s=5)
+    with pytest.raises(remat.InfeasibleBudgetError, match="in up to [0-9]+ chunks"):
+        planned(*inputs)
+    assert planned.plans == []

@@ -164,14 +164,38 @@ class RematBackend:
         chains = [] if self.settings.schedules else loss_chains(gm)
         if not chains:
             return self._compile_region(gm, example_inputs)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            compiled = self._compile_region(gm, example_inputs)
-        return self._split_region(gm, example_inputs, chains, (compiled, caught))
+        # With strict=True, the region is refused only once no chunks meet its budget.
+        settings, count = self.settings, len(self._partition.plans)
+        self.settings = dataclasses.replace(settings, strict=False)
+        try:
+            with warnings.catch_warnings(record=True) as whole:
+                warnings.simplefilter("always")
+                compiled = self._compile_region(gm, example_inputs)
+            with warnings.catch_warnings(record=True) as kept:  # the kept attempt's
+                warnings.simplefilter("always")
+                compiled = self._split_region(gm, example_inputs, chains, (compiled, whole),
+                                              count)
+        finally:
+            self.settings = settings
+        plans = self._partition.plans
+        if settings.strict and len(plans) > count and not plans[-1].within_budget:
+            planned = plans.pop()
+            tried = max((a[0] for a in planned.split_attempts), default=1)
+            bound = planned.plan.peak_lower_bound_bytes
+            raise InfeasibleBudgetError(
+                f"no {settings.strategy} schedule within the activation budget "
+                f"{_core.format_bytes(planned.plan.budget_bytes)}, with the region whole or "
+                f"its head and loss in up to {tried} chunks of tokens: the least peak found is "
+                f"{_core.format_bytes(planned.plan.predicted_peak_bytes)}"
+                + (f" (no program of it in {planned.chunks} chunk(s) peaks below "
+                   f"{_core.format_bytes(bound)})" if bound is not None else ""))
+        _warn_again(kept)
+        return compiled
 
     def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
-                      whole: tuple) -> Any:
-        """Where the whole region's plan is over its budget, plans and compiles it with its
+                      whole: tuple, count: int) -> Any:
+        """Where the whole region's plan (planned after the first ``count`` regions' plans) is
+        over its budget, plans and compiles it with its
         loss chains in chunks, at the whole region's budget in bytes: first as many chunks as
         the whole plan's peak is times the budget (a power of two), then twice as many while
         over the budget and the peak still falls (below SPLIT_PROGRESS of the attempt before),
@@ -180,7 +204,7 @@ class RematBackend:
         predicted peak, the whole region's among them (_keep_split)."""
         partition = self._partition
         compiled, caught = whole
-        if not partition.plans or partition.plans[-1].within_budget:
+        if len(partition.plans) == count or partition.plans[-1].within_budget:
             _warn_again(caught)
             return compiled
         first = partition.plans[-1]
@@ -408,8 +432,9 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     configuration while it compiles (e.g. ``{"score_fusion_memory_threshold": 10**12}`` stops
     Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
     Compile with ``dynamic=False``: remat plans one schedule per input shape. A region with no
-    schedule within its budget runs a least-peak schedule (the least product of peak and cost
-    found at or above the least peak), with a ``remat.BudgetWarning`` (``strict=True`` raises
+    schedule within its budget runs the least-peak schedule found (a language model's head and
+    loss split into chunks of tokens first, where that meets the budget), with a
+    ``remat.BudgetWarning`` (``strict=True`` raises
     InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
     (``RegionPlan.save_schedule``): each region follows the file made for its graph instead of

@@ -39,16 +39,26 @@ class Plan:
     cost_unit: str
     nodes: int
     recomputations: int
+    # A least-peak plan's (status "least-peak"): a proven lower bound on the peak of every
+    # program of the region's graph, and the predicted peak's relative distance to it.
+    peak_lower_bound_bytes: Optional[int] = None
+    peak_gap: Optional[float] = None
 
     def __str__(self) -> str:
-        gap = "-" if self.gap is None else f"{100 * self.gap:.1f}%"
-        bound = "-" if self.lower_bound is None else f"{self.lower_bound:.6g}"
+        if self.peak_lower_bound_bytes is not None:
+            gap = "-" if self.peak_gap is None else f"{100 * self.peak_gap:.1f}%"
+            bounds = (f"peak lower bound {_core.format_bytes(self.peak_lower_bound_bytes)}, "
+                      f"peak gap {gap}")
+        else:
+            gap = "-" if self.gap is None else f"{100 * self.gap:.1f}%"
+            bound = "-" if self.lower_bound is None else f"{self.lower_bound:.6g}"
+            bounds = f"lower bound {bound}, gap {gap}"
         return (f"{self.strategy} ({self.status}): cost {self.cost:.6g} {self.cost_unit} "
                 f"({self.overhead:.3f}x), predicted peak "
                 f"{_core.format_bytes(self.predicted_peak_bytes)} of budget "
                 f"{_core.format_bytes(self.budget_bytes)} (no-remat peak "
-                f"{_core.format_bytes(self.no_remat_peak_bytes)}), lower bound {bound}, "
-                f"gap {gap}, {self.recomputations} recomputations over {self.nodes} nodes")
+                f"{_core.format_bytes(self.no_remat_peak_bytes)}), {bounds}, "
+                f"{self.recomputations} recomputations over {self.nodes} nodes")
 
 
 def _ratio(a: float, b: float) -> float:

@@ -4,7 +4,6 @@ of a joint graph through the planning layer (``remat.plan``)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import time
 import warnings
@@ -36,15 +35,6 @@ _now = time.monotonic
 # Without strict=True, the strategy gets this share of a region's time and the least-peak
 # search, needed when the strategy finds nothing within the budget, what remains.
 LEAST_PEAK_SHARE_LEFT = 0.7
-# A region with no schedule within its budget runs, among the schedules found at the least
-# peak found and at budgets above it, the one with the least product of peak and cost: a peak
-# 1% higher is worth it where it saves more than 1% of the cost. The budgets above it start
-# LEAST_PEAK_FIRST times the least peak found, each LEAST_PEAK_STEP times the last. The
-# smallest-budget search gets LEAST_PEAK_SEARCH_SHARE of the time left, the budgets above the
-# rest.
-LEAST_PEAK_FIRST = 1.05
-LEAST_PEAK_STEP = 1.1
-LEAST_PEAK_SEARCH_SHARE = 0.6
 
 # torch's knob's partition (a start, and the peak a plan keeps within when it fits) is made
 # only while less than this share of a region's time is spent: past it, what is left goes to
@@ -309,15 +299,16 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                                               settings.time_limit_s - (_now() - started),
                                               known=torch_known)
     plan = plan_of(schedule, "least-peak", None, budget=None)
-    plan = dataclasses.replace(plan, budget_bytes=budget_bytes)
+    plan = dataclasses.replace(plan, budget_bytes=budget_bytes, peak_lower_bound_bytes=minimum,
+                               peak_gap=planning.relative_gap(plan.predicted_peak_bytes,
+                                                              minimum))
     within = plan.predicted_peak_bytes <= budget_bytes
     # What the least peak is known to be: the found one at the bound is the least possible.
     floor = ("the least possible" if plan.predicted_peak_bytes <= minimum else
              f"no program of this region peaks below {_core.format_bytes(minimum)}")
     note = (f"no {settings.strategy} schedule within the activation budget "
             f"{_core.format_bytes(budget_bytes)} ({failure}); the region runs a least-peak "
-            f"schedule: of those found at or above the least peak, the one with the least "
-            f"product of peak and cost ({found_by}), which peaks at "
+            f"schedule, the least peak found ({found_by}), which peaks at "
             f"{_core.format_bytes(plan.predicted_peak_bytes)} ({floor}: {minimum_proof})"
             + ("" if within else " (over the budget); pass strict=True to raise instead"))
     warnings.warn(note, BudgetWarning, stacklevel=2)
@@ -427,14 +418,13 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                          penalty: float, left: float,
                          known: Sequence[tuple[str, _core.Schedule]] = ()
                          ) -> tuple[_core.Schedule, str]:
-    """Among the schedules found at the least peak found by the smallest-budget search
-    (``remat.plan(budget="min")``) and at budgets above it, no rematerialization and the
-    ``known`` ones (torch's own partitions: (name, schedule)), those that run each once-only
-    node once, the one with the least product of peak and cost that peaks no higher than any
-    known one: never above the no-rematerialization peak, nor above torch's partitions (what
-    the user had without remat). ``graph`` has the planning costs, which add ``penalty`` to
-    every schedule that runs each once-only node once: the product is of the true cost."""
-    started = _now()
+    """The schedule of least peak (then least cost) among those that run each once-only node
+    once: the smallest-budget search's (``remat.plan(budget="min")``), local-search's at the
+    least peak it found, no rematerialization's and the ``known`` ones (torch's own
+    partitions: (name, schedule)). So it never peaks above what the user had without remat,
+    and a lower budget never runs a higher peak than a higher one: below every budget that a
+    schedule meets, the peak is the least found. ``graph`` has the planning costs, which add
+    ``penalty`` to every schedule that runs each once-only node once."""
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
                    "no rematerialization")]
@@ -442,12 +432,11 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
         sim = _core.simulate(graph, schedule)
         candidates.append((sim.peak_bytes, sim.cost, schedule, name))
     try:
-        # The search takes its share; local-search then looks for a cheaper schedule at the
-        # least peak found (the search's own minimises the peak at any cost).
+        # local-search then looks for a cheaper schedule at the least peak found (the
+        # search's own minimises the peak at any cost).
         report = planning.plan(graph, budget="min", strategies=["local-search"],
-                               time_limit_s=max(LEAST_PEAK_SEARCH_SHARE * left, 0.5),
-                               threads=settings.threads, seed=settings.seed,
-                               lower_bound=False, gap=settings.gap)
+                               time_limit_s=max(left, 0.5), threads=settings.threads,
+                               seed=settings.seed, lower_bound=False, gap=settings.gap)
     except InfeasibleBudgetError:
         report = None
     smallest = report.min_budget if report is not None else None
@@ -458,51 +447,11 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
     if row is not None and row.fits:
         candidates.append((row.peak_bytes, row.cost, row.schedule,
                            "local-search at the least peak found"))
-
-    def runnable(candidate: tuple) -> bool:
-        return _recomputes_once_only(joint, graph, candidate[2], settings.strategy) is None
-
-    found = [c for c in (_held_tangents(graph, c) for c in candidates) if runnable(c)]
+    found = [c for c in (_held_tangents(graph, c) for c in candidates)
+             if _recomputes_once_only(joint, graph, c[2], settings.strategy) is None]
     if not found:
         return fallback.schedule, "no rematerialization"
-    least = min(found, key=lambda c: (c[0], c[1]))
-
-    def product(candidate: tuple) -> float:
-        return float(candidate[0]) * (candidate[1] - penalty)
-
-    # A peak a little above the least can cost far less (a ViT at 30%: 1.91x the
-    # no-rematerialization cost at the least peak found, 1.21x 5% above it): the strategy
-    # plans at budgets above the least peak, each from the schedule found below it, and stops
-    # where even no rematerialization's cost at the peak of the schedule found last could not
-    # beat the best product found, or at no rematerialization's peak.
-    below, budget = least, least[0] * LEAST_PEAK_FIRST
-    while report is not None and budget < fallback.peak_bytes and \
-            below[0] * (fallback.cost - penalty) < min(product(c) for c in found):
-        remaining = left - (_now() - started)
-        if remaining < 0.1:
-            break
-        relaxed = planning.plan(graph, budget=int(budget), strategies=[settings.strategy],
-                                time_limit_s=max(remaining / 2, 0.05),
-                                threads=settings.threads, seed=settings.seed,
-                                lower_bound=False, gap=settings.gap,
-                                starts=[("the schedule found below", below[2])])
-        row = relaxed.rows[0]
-        if row.fits:
-            planned = _held_tangents(graph, (
-                row.peak_bytes, row.cost, row.schedule,
-                f"{settings.strategy} within {_core.format_bytes(int(budget))}, "
-                f"{budget / least[0]:.2f}x the least peak found, "
-                f"{_core.format_bytes(least[0])}"))
-            if runnable(planned):
-                found.append(planned)
-                below = planned
-        budget *= LEAST_PEAK_STEP
-    # Never above a peak the user had without remat: torch's partitions (or no
-    # rematerialization) cap the choice.
-    ceiling = min((c[0] for c in found if c[3] in {name for name, _ in known} |
-                   {"no rematerialization"}), default=math.inf)
-    _peak, _cost, schedule, found_by = min((c for c in found if c[0] <= ceiling),
-                                           key=lambda c: (product(c), c[0]))
+    _peak, _cost, schedule, found_by = min(found, key=lambda c: (c[0], c[1]))
     true_costs = [(peak, cost - penalty) for peak, cost, _, _ in found]
     return schedule, (f"{found_by}; found: "
                       f"{_front(true_costs, fallback.cost - penalty, graph.cost_unit)}")

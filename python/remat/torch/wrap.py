@@ -140,8 +140,9 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     ``time_limit_s`` bounds each plan. With ``example_inputs`` the plan is made now (see
     ``PlannedModule.plan_now``); otherwise at the first call of each input signature.
 
-    A graph with no schedule within the budget runs a least-peak schedule (the least product
-    of peak and cost found at or above the least peak), with a ``remat.BudgetWarning``
+    A graph with no schedule within the budget runs the least-peak schedule found (a language
+    model's head and loss split into chunks of tokens first, where that meets the budget; see
+    docs/python.md), with a ``remat.BudgetWarning``
     (``strict=True`` raises InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
     (``RegionPlan.save_schedule``) for the graphs they were made for. Raises UsageError at once
