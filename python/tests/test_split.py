@@ -129,3 +129,24 @@ def test_strict_refuses_a_region_only_once_no_chunks_meet_its_budget():
     with pytest.raises(remat.InfeasibleBudgetError, match="in up to [0-9]+ chunks"):
         planned(*inputs)
     assert planned.plans == []
+
+
+@pytest.mark.parametrize("build", [
+    lambda: hf_models.gpt2(layers=1, width=32, batch=4, seq=32, vocab=2048),
+    lambda: hf_models.llama(layers=1, width=32, batch=2, seq=32, vocab=2048)])
+def test_a_lower_budget_never_runs_a_higher_predicted_peak(build):
+    # From 100% down to 1% (far below any floor) of the region's reference peak: each plan
+    # peaks no higher than the plan at the budget above it, nor above the reference.
+    model, inputs = build()
+    peaks, reference = [], None
+    for percent in (100, 70, 50, 30, 15, 5, 1):
+        planned = remat.torch.wrap(copy.deepcopy(model), budget=f"{percent}%",
+                                   time_limit_s=5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", remat.BudgetWarning)
+            planned(*inputs).backward()
+        (region,) = planned.plans
+        reference = reference or region.reference_peak_bytes
+        assert region.reference_peak_bytes == reference
+        peaks.append(region.plan.predicted_peak_bytes)
+    assert peaks == sorted(peaks, reverse=True) and peaks[0] <= reference, peaks

@@ -51,7 +51,7 @@ SAME_ESTIMATE = 0.005
 _NOT_RETRIED = ("reference", "least-peak", "loaded")
 # A region over its budget with loss chains (split.py) is planned again with them in chunks at
 # most this many times, into at most this many chunks.
-SPLIT_ATTEMPTS = 4
+SPLIT_ATTEMPTS = 8
 SPLIT_MOST_CHUNKS = 256
 # A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
 SPLIT_PROGRESS = 0.95
@@ -196,12 +196,13 @@ class RematBackend:
                       whole: tuple, count: int) -> Any:
         """Where the whole region's plan (planned after the first ``count`` regions' plans) is
         over its budget, plans and compiles it with its
-        loss chains in chunks, at the whole region's budget in bytes: first as many chunks as
-        the whole plan's peak is times the budget (a power of two), then twice as many while
-        over the budget and the peak still falls (below SPLIT_PROGRESS of the attempt before),
-        at most SPLIT_ATTEMPTS times (sharing one more time_limit_s) and SPLIT_MOST_CHUNKS
-        chunks. Keeps the cheapest attempt within the budget, or else the one of least
-        predicted peak, the whole region's among them (_keep_split)."""
+        loss chains in chunks, at the whole region's budget in bytes: 2 chunks, then twice as
+        many while over the budget and the peak still falls (below SPLIT_PROGRESS of the
+        attempt before: more chunks add nodes, and their sums hold more), at most
+        SPLIT_ATTEMPTS times (sharing one more time_limit_s) and SPLIT_MOST_CHUNKS chunks.
+        Keeps the cheapest attempt within the budget, or else the one of least predicted peak,
+        the whole region's among them (_keep_split). A lower budget tries the chunk counts a
+        higher one tried, and more."""
         partition = self._partition
         compiled, caught = whole
         if len(partition.plans) == count or partition.plans[-1].within_budget:
@@ -211,8 +212,7 @@ class RematBackend:
         attempts = [(compiled, first, caught, dict(partition.ledger), 1)]
         budget_bytes = first.plan.budget_bytes
         rows = min(chain.rows for chain in chains)
-        chunks = 2 ** max(1, math.ceil(math.log2(
-            max(1.0, first.plan.predicted_peak_bytes / max(1, budget_bytes)))))
+        chunks = 2
         settings = self.settings
         # The chunked region's budget is the whole one's, in bytes: a percentage of the
         # chunked graph's own peak would be of another, lower, reference. The attempts share

@@ -294,11 +294,14 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
                           torch_partitions=torch_figures, tightened=tightened)
     if settings.strict:
         raise failure
-    schedule, found_by = _least_peak_schedule(settings, joint, planning_graph,
-                                              joint.penalty(costs),
-                                              settings.time_limit_s - (_now() - started),
-                                              known=torch_known)
+    schedule, found_by, searched = _least_peak_schedule(
+        settings, joint, planning_graph, joint.penalty(costs),
+        settings.time_limit_s - (_now() - started), known=torch_known)
     plan = plan_of(schedule, "least-peak", None, budget=None)
+    # Both bounds hold for every program of the region: the smallest-budget search's for every
+    # schedule of its graph, and the programs are schedules of it.
+    if searched > minimum:
+        minimum, minimum_proof = searched, "the smallest-budget search's certified bound"
     plan = dataclasses.replace(plan, budget_bytes=budget_bytes, peak_lower_bound_bytes=minimum,
                                peak_gap=planning.relative_gap(plan.predicted_peak_bytes,
                                                               minimum))
@@ -417,8 +420,9 @@ def _held_tangents(graph: _core.Graph, candidate: tuple) -> tuple:
 def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _core.Graph,
                          penalty: float, left: float,
                          known: Sequence[tuple[str, _core.Schedule]] = ()
-                         ) -> tuple[_core.Schedule, str]:
-    """The schedule of least peak (then least cost) among those that run each once-only node
+                         ) -> tuple[_core.Schedule, str, int]:
+    """(schedule, what found it, a certified lower bound on every schedule's peak: the
+    smallest-budget search's, 0 without one): the schedule of least peak (then least cost) among those that run each once-only node
     once: the smallest-budget search's (``remat.plan(budget="min")``), local-search's at the
     least peak it found, no rematerialization's and the ``known`` ones (torch's own
     partitions: (name, schedule)). So it never peaks above what the user had without remat,
@@ -449,12 +453,13 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                            "local-search at the least peak found"))
     found = [c for c in (_held_tangents(graph, c) for c in candidates)
              if _recomputes_once_only(joint, graph, c[2], settings.strategy) is None]
+    bound = smallest.lower_bound_bytes if smallest is not None else 0
     if not found:
-        return fallback.schedule, "no rematerialization"
+        return fallback.schedule, "no rematerialization", bound
     _peak, _cost, schedule, found_by = min(found, key=lambda c: (c[0], c[1]))
     true_costs = [(peak, cost - penalty) for peak, cost, _, _ in found]
     return schedule, (f"{found_by}; found: "
-                      f"{_front(true_costs, fallback.cost - penalty, graph.cost_unit)}")
+                      f"{_front(true_costs, fallback.cost - penalty, graph.cost_unit)}"), bound
 
 
 def _front(points: list, no_remat_cost: float, unit: str) -> str:
