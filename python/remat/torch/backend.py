@@ -222,6 +222,8 @@ class RematBackend:
         # Inductor's horizontal fusion would run the chunks' kernels together, holding every
         # chunk's output at once (unless the user set the threshold).
         self.inductor_config = {"score_fusion_memory_threshold": UNFUSED, **inductor_config}
+        # The chunks' weight gradients are summed by addmm, without a product of their own.
+        partition.fold_sums = True
         try:
             for attempt in range(SPLIT_ATTEMPTS):
                 chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
@@ -247,6 +249,7 @@ class RematBackend:
                 chunks *= 2
         finally:
             self.settings, self.inductor_config = settings, inductor_config
+            partition.fold_sums = False
         return self._keep_split(attempts, first)
 
     def _keep_split(self, attempts: list, first: RegionPlan) -> Any:

@@ -34,6 +34,7 @@ from remat import _core, interrupt
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
+from remat.torch.product_sums import fold_product_sums
 from remat.torch.reference import draws_randomness
 from remat.torch.stage_fusion import MEMORY, StageMemory, tag
 
@@ -343,6 +344,9 @@ class RematPartition:
     region_key: Any = None          # the key of the region being compiled (set by the backend)
     # Plan the graph Inductor runs: fusible chains as one node each (fusion.py).
     fusion: bool = False
+    # Fold sums of matrix products into addmm before planning (product_sums.py): set while
+    # the backend compiles a region in chunks (split.py).
+    fold_sums: bool = False
     # Each region's plan by the mark left on its emitted graphs (inductor_peak.py).
     marked: dict = field(default_factory=dict)
     _marks: Any = field(default_factory=itertools.count)
@@ -368,6 +372,8 @@ class RematPartition:
         if functorch_config.cse:
             joint_module.graph = fx_graph_cse(joint_module.graph)
             joint_module.recompile()
+        if self.fold_sums:
+            fold_product_sums(joint_module)
         started = time.monotonic()
         joint = read_joint_graph(joint_module, num_fwd_outputs)
         partitions = None

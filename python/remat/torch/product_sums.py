@@ -1,0 +1,85 @@
+"""Sums of matrix products as ``addmm``, in a joint graph before it is planned.
+
+A weight read by several chunks of a split region (split.py) gets its gradient as a sum of
+products, one per chunk: ``add(acc, mm(g_c^T, h_c))``. As two operations, the product is
+allocated beside the sum so far and the new sum, three weight-sized tensors at once (the
+floor of a head whose vocabulary makes the weight large). ``addmm(acc, g_c^T, h_c)`` computes
+the same sum, up to the order of float additions, with no product of its own: two
+weight-sized tensors and the chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import fx
+
+__all__ = ["fold_product_sums"]
+
+_aten = torch.ops.aten
+
+
+def _product(node: fx.Node) -> Optional[tuple[fx.Node, bool, list[fx.Node]]]:
+    """(the ``mm`` that ``node`` is, through transposes each read only by the next, whether
+    an odd number of them transpose it, the transposes) or None."""
+    transposed, chain = False, []
+    while node.op == "call_function" and node.target is _aten.t.default and \
+            len(node.users) == 1:
+        chain.append(node)
+        transposed = not transposed
+        node = node.args[0]
+    if node.op == "call_function" and node.target is _aten.mm.default and \
+            len(node.users) == 1:
+        return node, transposed, chain
+    return None
+
+
+def _value(node) -> Optional[torch.Tensor]:
+    value = node.meta.get("val") if isinstance(node, fx.Node) else None
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def fold_product_sums(module: fx.GraphModule) -> int:
+    """Rewrites, in place, each ``add(a, b)`` (no alpha) of two 2-D tensors of one dtype where
+    ``b`` (or ``a``) is an ``mm``, through transposes, read by nothing else: ``addmm(a, x, y)``
+    with the product's operands (transposed and swapped when the transposes are odd). Returns
+    how many were folded."""
+    graph = module.graph
+    folded = 0
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not _aten.add.Tensor or \
+                len(node.args) != 2 or node.kwargs:
+            continue
+        out = _value(node)
+        if out is None or out.dim() != 2:
+            continue
+        for mine, other in ((node.args[1], node.args[0]), (node.args[0], node.args[1])):
+            found = _product(mine) if isinstance(mine, fx.Node) else None
+            other_value = _value(other)
+            if found is None or other_value is None or \
+                    other_value.shape != out.shape or other_value.dtype != out.dtype or \
+                    _value(found[0]) is None or _value(found[0]).dtype != out.dtype:
+                continue
+            mm, transposed, chain = found
+            x, y = mm.args
+            with graph.inserting_before(node):
+                if transposed:  # (x y)^T = y^T x^T
+                    x, y = (graph.call_function(_aten.t.default, (y,)),
+                            graph.call_function(_aten.t.default, (x,)))
+                    for made, source in ((x, mm.args[1]), (y, mm.args[0])):
+                        made.meta.update(mm.meta)
+                        made.meta["val"] = _value(source).t()
+                summed = graph.call_function(_aten.addmm.default, (other, x, y))
+            summed.meta.update(node.meta)
+            node.replace_all_uses_with(summed)
+            graph.erase_node(node)
+            for dead in chain:
+                graph.erase_node(dead)
+            graph.erase_node(mm)
+            folded += 1
+            break
+    if folded:
+        graph.lint()
+        module.recompile()
+    return folded

@@ -1,0 +1,46 @@
+"""Sums of matrix products folded into addmm (remat/torch/product_sums.py)."""
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from remat.torch.product_sums import fold_product_sums
+
+aten = torch.ops.aten
+
+
+def _traced(fn, *args):
+    return make_fx(fn, tracing_mode="fake")(*args)
+
+
+def _targets(gm):
+    return [n.target for n in gm.graph.nodes if n.op == "call_function"]
+
+
+def test_a_sum_of_products_becomes_addmm_chains_with_the_same_value():
+    # acc + x1 y1 + (x2 y2)^T^T + (x3 y3)^T: the third product is transposed once, so it is
+    # y3^T x3^T, an addmm of the transposed operands.
+    def fn(acc, x1, y1, x2, y2, x3, y3):
+        s = aten.add.Tensor(acc, aten.mm.default(x1, y1))
+        s = aten.add.Tensor(aten.t.default(aten.t.default(aten.mm.default(x2, y2))), s)
+        return aten.add.Tensor(s, aten.t.default(aten.mm.default(x3, y3)))
+
+    torch.manual_seed(0)
+    args = [torch.randn(5, 4), torch.randn(5, 3), torch.randn(3, 4), torch.randn(5, 2),
+            torch.randn(2, 4), torch.randn(4, 6), torch.randn(6, 5)]
+    gm = _traced(fn, *args)
+    assert fold_product_sums(gm) == 3
+    assert _targets(gm).count(aten.addmm.default) == 3
+    assert aten.mm.default not in _targets(gm) and aten.add.Tensor not in _targets(gm)
+    torch.testing.assert_close(gm(*args), fn(*args))
+
+
+def test_a_product_read_elsewhere_or_a_scaled_sum_stays():
+    def fn(acc, x, y):
+        p = aten.mm.default(x, y)
+        return aten.add.Tensor(acc, p), aten.mul.Tensor(p, 2.0), \
+            aten.add.Tensor(acc, aten.mm.default(x, y), alpha=2)
+
+    args = [torch.randn(3, 3), torch.randn(3, 2), torch.randn(2, 3)]
+    gm = _traced(fn, *args)
+    assert fold_product_sums(gm) == 0
+    assert aten.addmm.default not in _targets(gm)
