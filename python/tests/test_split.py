@@ -162,3 +162,25 @@ def test_a_lower_budget_never_runs_a_higher_predicted_peak(build):
         assert p.predicted_peak_bytes <= min(met), peaks
         assert p.peak_lower_bound_bytes <= p.predicted_peak_bytes
         assert p.peak_gap <= 0.10, (p.peak_gap, peaks)
+
+
+def test_a_plan_in_chunks_is_saved_and_loaded_as_chunks(tmp_path):
+    # chunks=4 splits the region whatever the budget; its schedule file's graph records the
+    # chunks, so the run given the file splits the region so again, and plans nothing.
+    model, inputs = hf_models.gpt2(layers=1, width=32, batch=2, seq=32, vocab=1024)
+    planned = remat.torch.wrap(copy.deepcopy(model), budget="100%", chunks=4)
+    planned(*inputs).backward()
+    (region,) = planned.plans
+    assert region.chunks == 4 and region.graph.name == "in 4 chunks"
+    path = str(tmp_path / "plan.json")
+    region.save_schedule(path)
+    loaded = remat.torch.wrap(copy.deepcopy(model), budget="100%", schedule=path)
+    loaded(*inputs).backward()
+    assert [p.plan.status for p in loaded.plans] == ["loaded"]
+    assert loaded.plans[0].chunks == 4
+    assert loaded.plans[0].graph.fingerprint == region.graph.fingerprint
+    whole = remat.torch.wrap(copy.deepcopy(model), budget="100%", chunks=1)
+    whole(*inputs).backward()
+    assert whole.plans[0].chunks == 1 and whole.plans[0].graph.name == ""
+    with pytest.raises(remat.UsageError, match="chunks"):
+        remat.torch.wrap(model, budget="50%", chunks=0)

@@ -20,17 +20,18 @@ import dataclasses
 import math
 import time
 import warnings
-from typing import Any, Callable, Optional, Union
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional, Union
 
 import torch
 
 from remat import _core, interrupt
-from remat.errors import BudgetWarning, InfeasibleBudgetError, UsageError
+from remat.errors import BudgetWarning, InfeasibleBudgetError, InputError, UsageError
 from remat.options import check_bool, check_choice
 from remat.torch.inductor_peak import peak_pass
 from remat.torch.model_logging import ignore_model_logging
 from remat.torch.partition import RegionPlan, RematPartition
-from remat.torch.region import RegionSettings, plan_region, region_settings
+from remat.torch.region import RegionSettings, chunks_of, plan_region, region_settings
 from remat.torch.split import loss_chains, split_loss_chains
 from remat.torch.stage_fusion import stage_barrier
 
@@ -161,9 +162,14 @@ class RematBackend:
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         """Compiles the region as it is; where its plan is over the budget and it has loss
         chains to split (split.py), compiles it again with them in chunks (_split_region)."""
-        chains = [] if self.settings.schedules else loss_chains(gm)
-        if not chains:
+        chains = loss_chains(gm)
+        chunks = self.settings.chunks
+        if not chains or chunks == 1:
             return self._compile_region(gm, example_inputs)
+        if chunks != "auto":
+            return self._compile_chunks(gm, example_inputs, chunks)
+        if self.settings.schedules:
+            return self._compile_loaded(gm, example_inputs)
         # With strict=True, the region is refused only once no chunks meet its budget.
         settings, count = self.settings, len(self._partition.plans)
         self.settings = dataclasses.replace(settings, strict=False)
@@ -192,6 +198,52 @@ class RematBackend:
         _warn_again(kept)
         return compiled
 
+    @contextmanager
+    def _in_chunks(self, chunks: int, **settings: Any) -> Iterator[None]:
+        """While a region compiles with its loss chains in ``chunks`` chunks: its graph says so
+        (region.chunks_name), the chunks' weight gradients are summed by addmm
+        (product_sums.py), and Inductor does not fuse kernels horizontally, which would run
+        the chunks together and hold every chunk's output at once (unless the user set the
+        threshold)."""
+        saved = self.settings, self.inductor_config
+        self.settings = dataclasses.replace(self.settings, chunks=chunks, **settings)
+        self.inductor_config = {"score_fusion_memory_threshold": UNFUSED,
+                                **self.inductor_config}
+        self._partition.fold_sums = True
+        try:
+            yield
+        finally:
+            self.settings, self.inductor_config = saved
+            self._partition.fold_sums = False
+
+    def _compile_chunks(self, gm: torch.fx.GraphModule, example_inputs: list,
+                        chunks: int, **settings: Any) -> Any:
+        """Compiles the region with its loss chains in ``chunks`` chunks (split.py)."""
+        count = len(self._partition.plans)
+        with self._in_chunks(chunks, **settings):
+            compiled = self._compile_region(split_loss_chains(gm, chunks), example_inputs)
+        if len(self._partition.plans) > count:
+            self._partition.plans[-1].chunks = chunks
+        return compiled
+
+    def _compile_loaded(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
+        """With schedule files: the region whole, or else in the chunks that a file's graph
+        records (region.chunks_of), loading the file made for it."""
+        recorded = sorted({chunks_of(document.graph.name)
+                           for _, document in self.settings.schedules} - {1})
+        try:
+            return self._compile_region(gm, example_inputs)
+        except InputError as error:
+            if not recorded:
+                raise
+            failure = error
+        for chunks in recorded:
+            try:
+                return self._compile_chunks(gm, example_inputs, chunks)
+            except InputError:
+                continue
+        raise failure
+
     def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
                       whole: tuple, count: int) -> Any:
         """Where the whole region's plan (planned after the first ``count`` regions' plans) is
@@ -218,38 +270,25 @@ class RematBackend:
         # chunked graph's own peak would be of another, lower, reference. The attempts share
         # one more time limit.
         deadline = time.monotonic() + settings.time_limit_s
-        inductor_config = self.inductor_config
-        # Inductor's horizontal fusion would run the chunks' kernels together, holding every
-        # chunk's output at once (unless the user set the threshold).
-        self.inductor_config = {"score_fusion_memory_threshold": UNFUSED, **inductor_config}
-        # The chunks' weight gradients are summed by addmm, without a product of their own.
-        partition.fold_sums = True
-        try:
-            for attempt in range(SPLIT_ATTEMPTS):
-                chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
-                left_s = deadline - time.monotonic()
-                if chunks <= attempts[-1][4] or left_s <= 0:
-                    break
-                self.settings = dataclasses.replace(
-                    settings, budget=str(budget_bytes), memory="",
+        for attempt in range(SPLIT_ATTEMPTS):
+            chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
+            left_s = deadline - time.monotonic()
+            if chunks <= attempts[-1][4] or left_s <= 0:
+                break
+            count = len(partition.plans)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                compiled = self._compile_chunks(
+                    gm, example_inputs, chunks, budget=str(budget_bytes), memory="",
                     time_limit_s=left_s / (SPLIT_ATTEMPTS - attempt))
-                count = len(partition.plans)
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    compiled = self._compile_region(split_loss_chains(gm, chunks),
-                                                    example_inputs)
-                if len(partition.plans) == count:
-                    break
-                planned = partition.plans[-1]
-                planned.chunks = chunks
-                attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
-                if planned.within_budget or planned.plan.predicted_peak_bytes > \
-                        SPLIT_PROGRESS * attempts[-2][1].plan.predicted_peak_bytes:
-                    break  # within the budget, or the chunks are not what sets the peak
-                chunks *= 2
-        finally:
-            self.settings, self.inductor_config = settings, inductor_config
-            partition.fold_sums = False
+            if len(partition.plans) == count:
+                break
+            planned = partition.plans[-1]
+            attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
+            if planned.within_budget or planned.plan.predicted_peak_bytes > \
+                    SPLIT_PROGRESS * attempts[-2][1].plan.predicted_peak_bytes:
+                break  # within the budget, or the chunks are not what sets the peak
+            chunks *= 2
         return self._keep_split(attempts, first)
 
     def _keep_split(self, attempts: list, first: RegionPlan) -> Any:
@@ -426,7 +465,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
             unknown_ops: str = "error", flops_per_byte: Union[float, str] = 1.0,
             workspace: bool = True, inductor_config: Optional[dict] = None,
             strict: bool = False, schedule: Optional[Any] = None,
-            fusion: Optional[bool] = None) -> RematBackend:
+            fusion: Optional[bool] = None, chunks: Union[str, int] = "auto") -> RematBackend:
     """A torch.compile backend (``torch.compile(model, backend=remat.torch.backend(...))``).
 
     The options are ``remat.torch.wrap``'s: exactly one of ``budget`` or ``memory`` (with
@@ -444,7 +483,8 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     being planned, and InputError names the files when none was. ``fusion`` plans the graph
     Inductor runs, each chain of fusible operations one node that costs its kernel and holds
     only what is read after it (fusion.py); the default is on
-    under Inductor, off with ``aot_eager``. Raises UsageError at once for a bad option.
+    under Inductor, off with ``aot_eager``. ``chunks`` is ``wrap``'s. Raises UsageError at once
+    for a bad option.
     """
     check_choice("compiler", compiler, COMPILERS)
     if inductor_config is not None:
@@ -460,7 +500,8 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace, strict=strict, schedule=schedule)
+                               workspace=workspace, strict=strict, schedule=schedule,
+                               chunks=chunks)
     if fusion is not None:
         check_bool("fusion", fusion)
     return RematBackend(settings, compiler, inductor_config, fusion)

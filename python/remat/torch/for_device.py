@@ -58,7 +58,8 @@ def plan_for_device(model: torch.nn.Module, example_inputs: Sequence[Any] = (),
                     strategy: str = "optimal", time_limit_s: float = 60.0, threads: int = 1,
                     seed: int = 1, lower_bound: bool = True, gap: float = 1e-3,
                     unknown_ops: str = "error", flops_per_byte: float = 1.0,
-                    workspace: bool = True) -> list[RegionPlan]:
+                    workspace: bool = True, chunks: Union[str, int] = "auto"
+                    ) -> list[RegionPlan]:
     """Plans ``model``'s training step for ``device`` ("cuda" or "cpu") on the meta device and
     returns the plan of every region (``RegionPlan``; ``save_schedule`` writes each).
 
@@ -95,7 +96,7 @@ def plan_for_device(model: torch.nn.Module, example_inputs: Sequence[Any] = (),
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace)
+                               workspace=workspace, chunks=chunks)
     module = _on_meta(model)
     if loss_fn is not None:
         model_inputs = 1 if model_inputs is None else model_inputs  # plan_step's default

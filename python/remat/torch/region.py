@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 import warnings
 from dataclasses import dataclass
@@ -64,6 +65,10 @@ class RegionSettings:
     # The asked budget times this: the backend plans a region again below its budget when
     # Inductor estimates the compiled plan above it (backend.py).
     budget_scale: float = 1.0
+    # "auto": a region over its budget is planned again with its loss chains in chunks
+    # (split.py, backend.py); a number k: every region's loss chains run in k chunks (1: never
+    # split). While a region is compiled in k > 1 chunks, k, which names its graph.
+    chunks: Union[str, int] = "auto"
 
 
 def optimizer_state_bytes(optimizer: Any) -> int:
@@ -104,7 +109,8 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                     strategy: str, time_limit_s: float, threads: int, seed: int,
                     lower_bound: bool, gap: float, unknown_ops: str,
                     flops_per_byte: float, workspace: bool = True,
-                    strict: bool = False, schedule: Any = None) -> RegionSettings:
+                    strict: bool = False, schedule: Any = None,
+                    chunks: Union[str, int] = "auto") -> RegionSettings:
     """Checks every option before anything is traced; loads the schedule files."""
     if (memory is None) == (budget is None):
         raise UsageError("give exactly one of memory= (device memory) or budget= (activation "
@@ -127,7 +133,27 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
                                           else float(flops_per_byte)),
                           workspace=check_bool("workspace", workspace),
                           strict=check_bool("strict", strict),
-                          schedules=_load_schedules(schedule))
+                          schedules=_load_schedules(schedule), chunks=_check_chunks(chunks))
+
+
+def chunks_name(chunks: Union[str, int]) -> str:
+    """The name of a region's graph with its loss chains in ``chunks`` chunks ("" whole): a
+    schedule file made for it says so, and loading it splits the region so again."""
+    return f"in {chunks} chunks" if isinstance(chunks, int) and chunks > 1 else ""
+
+
+def chunks_of(name: str) -> int:
+    """The chunks that a region graph's ``name`` records (chunks_name), 1 for none."""
+    match = re.fullmatch(r"in (\d+) chunks", name)
+    return int(match.group(1)) if match else 1
+
+
+def _check_chunks(chunks: Any) -> Union[str, int]:
+    if chunks == "auto":
+        return chunks
+    if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
+        raise UsageError(f'chunks must be "auto" or a whole number >= 1, got {chunks!r}')
+    return chunks
 
 
 def _load_schedules(schedule: Any) -> tuple:
@@ -185,8 +211,9 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     started = _now() - (partitions.spent_s if partitions is not None else 0.0)
     costs = joint_flops(joint, flops_per_byte=_flops_per_byte(settings, joint),
                         unknown_ops=settings.unknown_ops)
-    graph = joint.to_graph(costs, "flop", workspace=settings.workspace)
-    planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop",
+    name = chunks_name(settings.chunks)
+    graph = joint.to_graph(costs, "flop", name, workspace=settings.workspace)
+    planning_graph = (joint.to_graph(joint.planning_costs(costs), "flop", name,
                                      workspace=settings.workspace)
                       if joint.once else graph)
     fixed = joint.fixed_bytes + settings.optimizer_bytes + (held_elsewhere if settings.memory

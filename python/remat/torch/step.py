@@ -106,7 +106,8 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
               time_limit_s: float = 60.0, model_inputs: int = 1, schedule: Any = None,
               strict: bool = False, threads: int = 1, seed: int = 1, lower_bound: bool = True,
               gap: float = 1e-3, unknown_ops: str = "error",
-              flops_per_byte: Union[float, str] = 1.0, workspace: bool = True) -> PlannedStep:
+              flops_per_byte: Union[float, str] = 1.0, workspace: bool = True,
+              chunks: Union[str, int] = "auto") -> PlannedStep:
     """Plans ``model``'s training step with its loss, now, on ``example_inputs``, and returns a
     step that follows the plan.
 
@@ -114,7 +115,7 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     *inputs[model_inputs:])`` (``example_kwargs``: the model's keyword arguments) and the
     gradients of every parameter, and of every input, that requires one. The options are
     ``wrap``'s (``budget`` or ``memory``, ``optimizer``, ``strategy``, ``time_limit_s`` per
-    region, ``schedule``, ``strict`` ...). Nothing reaches ``.grad`` while planning; buffers and
+    region, ``schedule``, ``strict``, ``chunks`` ...). Nothing reaches ``.grad`` while planning; buffers and
     the random generators are put back. Raises UsageError for a bad option, CaptureError,
     UnknownOpError or InputError while planning, InfeasibleBudgetError with ``strict=True``.
     """
@@ -127,7 +128,8 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace, strict=strict, schedule=schedule)
+                               workspace=workspace, strict=strict, schedule=schedule,
+                               chunks=chunks)
     if example_kwargs is not None and not isinstance(example_kwargs, dict):
         raise UsageError(f"example_kwargs must be a dict, got {type(example_kwargs).__name__}")
     planned = PlannedModule(_Step(model, loss_fn, model_inputs), settings)

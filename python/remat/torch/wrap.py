@@ -130,7 +130,8 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
          time_limit_s: float = 60.0, threads: int = 1, seed: int = 1,
          lower_bound: bool = True, gap: float = 1e-3, unknown_ops: str = "error",
          flops_per_byte: Union[float, str] = 1.0, workspace: bool = True,
-         strict: bool = False, schedule: Optional[Any] = None) -> PlannedModule:
+         strict: bool = False, schedule: Optional[Any] = None,
+         chunks: Union[str, int] = "auto") -> PlannedModule:
     """Returns ``model`` planned by remat, to train with ``loss.backward()`` as usual.
 
     Exactly one of ``budget`` (the activation budget: bytes, ``"512MiB"`` or ``"60%"`` of the
@@ -140,10 +141,11 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     ``time_limit_s`` bounds each plan. With ``example_inputs`` the plan is made now (see
     ``PlannedModule.plan_now``); otherwise at the first call of each input signature.
 
-    A graph with no schedule within the budget runs the least-peak schedule found (a language
-    model's head and loss split into chunks of tokens first, where that meets the budget; see
-    docs/python.md), with a ``remat.BudgetWarning``
-    (``strict=True`` raises InfeasibleBudgetError instead).
+    A region whose head feeds only its cross-entropy (a language model's) is planned again with
+    them in chunks of tokens where it has no schedule within the budget whole
+    (``chunks="auto"``; a number k: always k chunks, 1: never). A region with no schedule
+    within the budget either way runs the least-peak schedule found, with a
+    ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans
     (``RegionPlan.save_schedule``) for the graphs they were made for. Raises UsageError at once
     for a bad option; CaptureError or UnknownOpError when a signature is planned, InputError
@@ -155,7 +157,8 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
                                strategy=strategy, time_limit_s=time_limit_s, threads=threads,
                                seed=seed, lower_bound=lower_bound, gap=gap,
                                unknown_ops=unknown_ops, flops_per_byte=flops_per_byte,
-                               workspace=workspace, strict=strict, schedule=schedule)
+                               workspace=workspace, strict=strict, schedule=schedule,
+                               chunks=chunks)
     planned = PlannedModule(model, settings)
     if example_inputs is not None:
         planned.plan_now(example_inputs)
