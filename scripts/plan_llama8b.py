@@ -13,8 +13,12 @@ per strategy, the largest s (in steps of --step tokens) whose step fits --memory
 memory = parameters + gradients + optimizer state + inputs, and says whether optimal's answer
 is certified (the next length proven not to fit).
 
+With --chunks K the step is the model and ``output.loss`` (the logits read only by the loss),
+and its head and cross-entropy run in K chunks of tokens (remat.torch's ``chunks=``).
+
 Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
-           [--memory 80GB] [--layers 32] [--time-limit 60] [--plan-seq 4096 --save PLAN]
+           [--memory 80GB] [--layers 32] [--time-limit 60] [--chunks K]
+           [--plan-seq 4096 --save PLAN]
 """
 
 from __future__ import annotations
@@ -48,6 +52,10 @@ def build(args, seq: int):
     return model
 
 
+def _loss_of(output):
+    return output.loss
+
+
 def capture(args, seq: int):
     """(graph, fixed bytes, seconds) of one training step at sequence length ``seq``, traced on
     the meta device in its GPU form (remat.torch.plan_for_device) and planned trivially: only
@@ -55,9 +63,13 @@ def capture(args, seq: int):
     started = time.monotonic()
     model = build(args, seq)
     ids = torch.zeros((1, seq), dtype=torch.long)
+    # With --chunks the step returns only the loss (plan_step's step), so that its head and
+    # cross-entropy run in that many chunks of tokens; without, the model's own outputs.
+    split = dict(loss_fn=_loss_of, chunks=args.chunks) if args.chunks else {}
     plans = remat.torch.plan_for_device(
         model, example_kwargs={"input_ids": ids, "labels": ids}, device=args.device,
-        budget="100%", strategy="checkpoint-all", lower_bound=False, time_limit_s=600)
+        budget="100%", strategy="checkpoint-all", lower_bound=False, time_limit_s=600,
+        **split)
     if len(plans) != 1:
         raise RuntimeError(f"the step compiled into {len(plans)} regions, not one")
     state = remat.torch.optimizer_state_bytes(torch.optim.AdamW(model.parameters()))
@@ -78,6 +90,9 @@ def main() -> None:
     parser.add_argument("--plan-seq", type=int, default=0,
                         help="only capture and plan this length at --memory (timed)")
     parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
+    parser.add_argument("--chunks", type=int, default=0,
+                        help="the head and its loss in this many chunks of tokens (0: the "
+                             "model's own outputs, logits whole)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device whose form the step is traced in")
     args = parser.parse_args()

@@ -88,6 +88,27 @@ def test_the_chunked_loss_and_its_gradients_equal_the_whole_ones(reduction, chun
     assert sum(1 for n in gm.graph.nodes if n.target is F.cross_entropy) == 1
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_the_device_form_of_cross_entropy_is_a_chain_too(reduction):
+    # Traced in a device's form (plan_for_device), cross-entropy is log_softmax and
+    # nll_loss_forward in Dynamo's graph: the same chain, split the same way.
+    from remat.torch.device_form import traced_as
+
+    torch.manual_seed(0)
+    with traced_as("cpu"):
+        gm, example = _dynamo_graph(HeadAndLoss(reduction), *_inputs())
+        chains = loss_chains(gm)
+        assert [(c.rows, c.vocabulary, c.options["reduction"]) for c in chains] == \
+            [(48, 300, reduction)]
+        assert len(chains[0].loss_nodes) == 3
+        split = split_loss_chains(gm, 5)
+        params = [x for x in example if isinstance(x, torch.Tensor) and x.requires_grad]
+        whole, part = gm(*example)[0], split(*example)[0]
+        torch.testing.assert_close(part, whole, rtol=1e-6, atol=1e-6)
+        for a, b in zip(torch.autograd.grad(part, params), torch.autograd.grad(whole, params)):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+
+
 def test_transformers_loss_is_in_the_models_region():
     # GPT-2's loss_function warns once (its class is not in transformers' loss mapping):
     # ignored while Dynamo traces, so the model and its loss are one region.
@@ -184,3 +205,34 @@ def test_a_plan_in_chunks_is_saved_and_loaded_as_chunks(tmp_path):
     assert whole.plans[0].chunks == 1 and whole.plans[0].graph.name == ""
     with pytest.raises(remat.UsageError, match="chunks"):
         remat.torch.wrap(model, budget="50%", chunks=0)
+
+
+def _loss_of(output):
+    return output.loss
+
+
+def test_a_plan_in_chunks_made_on_meta_is_loaded_by_the_cpu_run(tmp_path):
+    # plan_for_device traces the step (the model and its .loss) on the meta device in the
+    # CPU's form, in 4 chunks; the CPU's own step splits the same way and loads the file.
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=1024, n_positions=32,
+                        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, use_cache=False)
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(config)
+    ids = torch.randint(0, 1024, (2, 32))
+    kwargs = {"input_ids": ids, "labels": ids}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # transformers' notes on meta tensors
+        plans = remat.torch.plan_for_device(model, example_kwargs=kwargs, device="cpu",
+                                            loss_fn=_loss_of, budget="50%", chunks=4,
+                                            time_limit_s=10)
+    (region,) = plans
+    assert region.chunks == 4
+    path = str(tmp_path / "plan.json")
+    region.save_schedule(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", remat.BudgetWarning)  # 50% is below its floor
+        step = remat.torch.plan_step(model, _loss_of, (), kwargs, budget="50%", schedule=path)
+    assert [p.plan.status for p in step.plans] == ["loaded"]
+    assert step.plans[0].graph.fingerprint == region.graph.fingerprint

@@ -20,6 +20,7 @@ returns the logits keeps them whole).
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from dataclasses import dataclass
 from typing import Optional
@@ -30,6 +31,8 @@ from torch import fx
 __all__ = ["LossChain", "loss_chains", "split_loss_chains", "chunk_sizes"]
 
 _LINEAR = (torch._C._nn.linear, torch.nn.functional.linear)
+_LOG_SOFTMAX = (torch.log_softmax, torch.nn.functional.log_softmax)
+_NLL = (torch.ops.aten.nll_loss_forward, torch.ops.aten.nll_loss_forward.default)
 # Methods between the head and its loss that change neither rows nor columns' meaning:
 # reshapes that keep the vocabulary as the last dimension, and casts.
 _RESHAPES = ("view", "reshape", "contiguous")
@@ -44,12 +47,15 @@ class LossChain:
     vocabulary of ``vocabulary`` entries; ``casts`` are the dtypes it is cast to, in order."""
 
     linear: fx.Node
-    loss: fx.Node
+    loss: fx.Node       # the loss value; ``loss_nodes`` are all the loss's own nodes
     between: tuple
     casts: tuple
     rows: int
     vocabulary: int
     width: int  # the head's input features
+    target: Optional[fx.Node] = None
+    options: Optional[dict] = None  # the loss's reduction and ignore_index
+    loss_nodes: tuple = ()
 
     @property
     def logits_bytes(self) -> int:
@@ -80,6 +86,36 @@ def _cast_of(node: fx.Node) -> Optional[torch.dtype]:
     return None
 
 
+# nll_loss_forward's reduction argument (torch's Reduction enum).
+_REDUCTIONS = {1: "mean", 2: "sum"}
+
+
+def _loss_call(node: fx.Node) -> Optional[tuple]:
+    """(logits, target, options, the loss's own nodes) where ``node`` is a cross-entropy
+    whose chunked form is exact (``_loss_options``), written as ``cross_entropy`` or, as a
+    step traced in a device's form has it (device_form.py), as ``nll_loss_forward`` of
+    ``log_softmax`` over the last dimension, its loss taken; None otherwise."""
+    options = _loss_options(node)
+    if options is not None:
+        return node.args[0], node.args[1], options, (node,)
+    if not (node.op == "call_function" and node.target is operator.getitem and
+            node.args[1:] == (0,) and isinstance(node.args[0], fx.Node)):
+        return None
+    nll = node.args[0]
+    if nll.op != "call_function" or nll.target not in _NLL or len(nll.users) != 1 or \
+            len(nll.args) != 5 or nll.kwargs:
+        return None
+    log_softmax, target, weight, reduction, ignore_index = nll.args
+    if weight is not None or reduction not in _REDUCTIONS or not isinstance(ignore_index, int) \
+            or not isinstance(log_softmax, fx.Node) or len(log_softmax.users) != 1 or \
+            log_softmax.op != "call_function" or log_softmax.target not in _LOG_SOFTMAX or \
+            log_softmax.args[1:] not in ((-1,), (1,)) or log_softmax.kwargs:
+        return None
+    return (log_softmax.args[0], target,
+            {"reduction": _REDUCTIONS[reduction], "ignore_index": ignore_index},
+            (node, nll, log_softmax))
+
+
 def _loss_options(node: fx.Node) -> Optional[dict]:
     """cross_entropy's options where the chunked form is exact: no class weights and no
     label smoothing, a mean or sum reduction; None otherwise."""
@@ -106,9 +142,10 @@ def loss_chains(gm: fx.GraphModule) -> list[LossChain]:
     each node between the head and the loss has one reader, the next one."""
     chains = []
     for loss in gm.graph.nodes:
-        if _loss_options(loss) is None:
+        call = _loss_call(loss)
+        if call is None:
             continue
-        logits, target = loss.args[0], loss.args[1]
+        logits, target, options, loss_nodes = call
         if not isinstance(logits, fx.Node) or not isinstance(target, fx.Node):
             continue
         loss_shape, target_shape = _shape(logits), _shape(target)
@@ -135,7 +172,8 @@ def loss_chains(gm: fx.GraphModule) -> list[LossChain]:
             continue
         chains.append(LossChain(linear=node, loss=loss, between=tuple(reversed(between)),
                                 casts=tuple(reversed(casts)), rows=rows,
-                                vocabulary=vocabulary, width=input_shape[-1]))
+                                vocabulary=vocabulary, width=input_shape[-1], target=target,
+                                options=options, loss_nodes=loss_nodes))
     return chains
 
 
@@ -170,18 +208,19 @@ def split_loss_chains(gm: fx.GraphModule, chunks: int) -> fx.GraphModule:
 
 
 def _rebased(chain: LossChain, copies: dict) -> LossChain:
-    return LossChain(linear=copies[chain.linear], loss=copies[chain.loss],
-                     between=tuple(copies[n] for n in chain.between), casts=chain.casts,
-                     rows=chain.rows, vocabulary=chain.vocabulary, width=chain.width)
+    return dataclasses.replace(chain, linear=copies[chain.linear], loss=copies[chain.loss],
+                               between=tuple(copies[n] for n in chain.between),
+                               target=copies[chain.target],
+                               loss_nodes=tuple(copies[n] for n in chain.loss_nodes))
 
 
 def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
-    options = _loss_options(chain.loss)
+    options = chain.options
     sizes = chunk_sizes(chain.rows, chunks)
     h, weight = chain.linear.args[0], chain.linear.args[1]
     bias = chain.linear.args[2] if len(chain.linear.args) > 2 else \
         chain.linear.kwargs.get("bias")
-    target = chain.loss.args[1]
+    target = chain.target
     ignore_index = options["ignore_index"]
 
     def node(op: str, target_, args: tuple, kwargs: Optional[dict] = None,
@@ -216,5 +255,5 @@ def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
         dtype = chain.casts[-1] if chain.casts else _value(chain.linear).dtype
         total = node("call_method", "to", (total, dtype), like=chain.loss)
     chain.loss.replace_all_uses_with(total)
-    for old in (chain.loss, *reversed(chain.between), chain.linear):
+    for old in (*chain.loss_nodes, *reversed(chain.between), chain.linear):
         graph.erase_node(old)
