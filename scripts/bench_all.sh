@@ -93,6 +93,9 @@ step maxbatch_paper maxbatch_paper
 
 # 3. Under torch.compile: remat, plain torch.compile and PyTorch's knob.
 step compiled compiled
+step compiled_vocab "$python" scripts/bench_compiled.py --models gpt2-50k,llama-32k \
+  --fractions 1,0.7,0.5,0.3 --steps 5 --strategy optimal --time-limit 30 --skip-resnet \
+  --no-eager-path --out "$out/compiled_vocab.json"
 step compiled_gru_nodropout "$python" scripts/bench_compiled.py --models gru \
   --fractions 1,0.7,0.5,0.3 --steps 21 --dropout 0 --strategy optimal --time-limit 30 \
   --skip-resnet --no-eager-path --out "$out/compiled_gru_nodropout.json"

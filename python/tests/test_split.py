@@ -236,3 +236,14 @@ def test_a_plan_in_chunks_made_on_meta_is_loaded_by_the_cpu_run(tmp_path):
         step = remat.torch.plan_step(model, _loss_of, (), kwargs, budget="50%", schedule=path)
     assert [p.plan.status for p in step.plans] == ["loaded"]
     assert step.plans[0].graph.fingerprint == region.graph.fingerprint
+
+
+def test_each_chunk_is_a_block_of_its_own_beside_the_models_layers():
+    # checkpoint-blocks then recomputes each chunk in the backward, as torch.utils.checkpoint
+    # around each chunk would, and the model's layers stay its blocks.
+    model, inputs = hf_models.gpt2(layers=2, width=32, batch=2, seq=32, vocab=1024)
+    planned = remat.torch.wrap(model, budget="100%", chunks=3)
+    planned(*inputs).backward()
+    blocks = {node.block for node in planned.plans[0].graph.nodes} - {""}
+    assert {"remat_chunks.0", "remat_chunks.1", "remat_chunks.2"} <= blocks, blocks
+    assert any(".h.0" in b for b in blocks) and any(".h.1" in b for b in blocks), blocks

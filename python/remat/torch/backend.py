@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional, Union
@@ -251,7 +250,8 @@ class RematBackend:
         loss chains in chunks, at the whole region's budget in bytes: 2 chunks, then twice as
         many while over the budget and the peak still falls (below SPLIT_PROGRESS of the
         attempt before: more chunks add nodes, and their sums hold more), at most
-        SPLIT_ATTEMPTS times (sharing one more time_limit_s) and SPLIT_MOST_CHUNKS chunks.
+        SPLIT_ATTEMPTS times (their planning sharing one more time_limit_s) and
+        SPLIT_MOST_CHUNKS chunks.
         Keeps the cheapest attempt within the budget, or else the one of least predicted peak,
         the whole region's among them (_keep_split). A lower budget tries the chunk counts a
         higher one tried, and more."""
@@ -267,12 +267,11 @@ class RematBackend:
         chunks = 2
         settings = self.settings
         # The chunked region's budget is the whole one's, in bytes: a percentage of the
-        # chunked graph's own peak would be of another, lower, reference. The attempts share
-        # one more time limit.
-        deadline = time.monotonic() + settings.time_limit_s
+        # chunked graph's own peak would be of another, lower, reference. The attempts'
+        # planning shares one more time limit.
+        left_s = settings.time_limit_s
         for attempt in range(SPLIT_ATTEMPTS):
             chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
-            left_s = deadline - time.monotonic()
             if chunks <= attempts[-1][4] or left_s <= 0:
                 break
             count = len(partition.plans)
@@ -284,6 +283,7 @@ class RematBackend:
             if len(partition.plans) == count:
                 break
             planned = partition.plans[-1]
+            left_s -= planned.seconds  # planning, not tracing and compiling, shares the limit
             attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
             if planned.within_budget or planned.plan.predicted_peak_bytes > \
                     SPLIT_PROGRESS * attempts[-2][1].plan.predicted_peak_bytes:

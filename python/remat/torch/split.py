@@ -13,9 +13,11 @@ of the chunks' and the weight's the sum of theirs.
 ``chunks`` chains over row ranges of ``h`` and ``t``. AOTAutograd then traces the forward and
 backward of the chunks, and remat plans the joint graph as any other: whether each chunk's log
 softmax is kept for the backward or recomputed from ``h`` there is the plan's decision, at the
-budget. The number of chunks is chosen by the backend (backend.py: the fewest that meet the
-budget). A chain is split only where its logits have no reader outside it (a region that
-returns the logits keeps them whole).
+budget. The number of chunks is chosen by the backend (backend.py: 2, 4, 8 ... while over the
+budget, or ``chunks=k``). A chain is split only where its logits have no reader outside it (a
+region that returns the logits keeps them whole). The loss may be written ``cross_entropy`` or,
+as a step traced in a device's form has it (device_form.py), ``nll_loss_forward`` of
+``log_softmax``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,19 @@ from typing import Optional
 import torch
 from torch import fx
 
-__all__ = ["LossChain", "loss_chains", "split_loss_chains", "chunk_sizes"]
+__all__ = ["LossChain", "loss_chains", "split_loss_chains", "chunk_sizes", "Chunk",
+           "CHUNK_PATH"]
+
+# The module path under which chunk i's operations are recorded ("remat_chunks.i").
+CHUNK_PATH = "remat_chunks"
+
+
+class Chunk:
+    """The "module" that runs one chunk's operations in their ``nn_module_stack``: outside the
+    model's repeated blocks, each chunk is a block of its own (structure.py), so that
+    ``checkpoint-blocks`` recomputes it in the backward as ``torch.utils.checkpoint`` around
+    each chunk would (Mini-Sequence Transformer's rule)."""
+
 
 _LINEAR = (torch._C._nn.linear, torch.nn.functional.linear)
 _LOG_SOFTMAX = (torch.log_softmax, torch.nn.functional.log_softmax)
@@ -42,9 +56,10 @@ _CASTS = {"float": torch.float32, "double": torch.float64, "half": torch.float16
 
 @dataclass(frozen=True)
 class LossChain:
-    """One head-and-loss chain of a Dynamo graph: ``loss`` is ``cross_entropy`` of the output
-    of ``linear`` through ``between`` (reshapes and casts), over ``rows`` tokens and a
-    vocabulary of ``vocabulary`` entries; ``casts`` are the dtypes it is cast to, in order."""
+    """One head-and-loss chain of a Dynamo graph: ``loss`` is the cross-entropy of the output
+    of ``linear`` through ``between`` (reshapes and casts) against ``target``, over ``rows``
+    tokens and a vocabulary of ``vocabulary`` entries; ``casts`` are the dtypes it is cast to,
+    in order."""
 
     linear: fx.Node
     loss: fx.Node       # the loss value; ``loss_nodes`` are all the loss's own nodes
@@ -224,10 +239,14 @@ def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
     ignore_index = options["ignore_index"]
 
     def node(op: str, target_, args: tuple, kwargs: Optional[dict] = None,
-             like: Optional[fx.Node] = None) -> fx.Node:
+             like: Optional[fx.Node] = None, chunk: Optional[int] = None) -> fx.Node:
         made = graph.create_node(op, target_, args, kwargs or {})
         if like is not None:  # the module that ran it, for the plan's structure (structure.py)
             made.meta.update({k: v for k, v in like.meta.items() if k != "example_value"})
+        if chunk is not None:  # chunk i's own operations: a block of their own there
+            stack = dict(made.meta.get("nn_module_stack") or {})
+            stack[f"remat_chunk_{i}"] = (f"{CHUNK_PATH}.{chunk}", Chunk)
+            made.meta["nn_module_stack"] = stack
         return made
 
     with graph.inserting_before(chain.loss):
@@ -236,15 +255,18 @@ def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
         targets = node("call_function", torch.split, (target, sizes), like=chain.loss)
         total = None
         for i in range(len(sizes)):
-            rows = node("call_function", operator.getitem, (inputs, i), like=chain.linear)
+            rows = node("call_function", operator.getitem, (inputs, i), like=chain.linear,
+                        chunk=i)
             logits = node("call_function", chain.linear.target, (rows, weight, bias),
-                          like=chain.linear)
+                          like=chain.linear, chunk=i)
             for dtype in chain.casts:
-                logits = node("call_method", "to", (logits, dtype), like=chain.loss)
-            part = node("call_function", operator.getitem, (targets, i), like=chain.loss)
+                logits = node("call_method", "to", (logits, dtype), like=chain.loss, chunk=i)
+            part = node("call_function", operator.getitem, (targets, i), like=chain.loss,
+                        chunk=i)
             summed = node("call_function", torch.nn.functional.cross_entropy, (logits, part),
-                          {"ignore_index": ignore_index, "reduction": "sum"}, like=chain.loss)
-            summed = node("call_method", "float", (summed,), like=chain.loss)
+                          {"ignore_index": ignore_index, "reduction": "sum"}, like=chain.loss,
+                          chunk=i)
+            summed = node("call_method", "float", (summed,), like=chain.loss, chunk=i)
             total = summed if total is None else node("call_function", operator.add,
                                                       (total, summed), like=chain.loss)
         if options["reduction"] == "mean":
