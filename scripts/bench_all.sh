@@ -113,6 +113,9 @@ step transformers_1024_inductor "$python" scripts/bench_transformers.py --depths
 # 5. An LLM's size from meta tensors.
 step llama8b_plan "$python" scripts/plan_llama8b.py --plan-seq 4096
 step llama8b_longest "$python" scripts/plan_llama8b.py --time-limit 30
+step llama8b_chunks_longest "$python" scripts/plan_llama8b.py --chunks 32 --time-limit 30
+step llama8b_chunks_plan "$python" scripts/plan_llama8b.py --plan-seq 27648 --chunks 32 \
+  --time-limit 30
 
 # 6. Limits and scale.
 step core "$build/bench/remat_bench" --benchmark_min_time=0.2

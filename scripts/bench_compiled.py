@@ -89,8 +89,8 @@ class GruModel(CaptureGru):
 def language_models(quick: bool) -> dict:
     """transformers' GPT-2 and Llama (python/tests/hf_models.py), trained on their own loss
     (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), the demo's
-    small GPT-2 (``lm``, 2 layers), and both with real vocabularies (``gpt2-50k``,
-    ``llama-32k``: issue 54's sizes)."""
+    small GPT-2 (``lm``, 2 layers), and both with real vocabularies, where the head and its
+    loss set the floor (``gpt2-50k``: 6 layers, 50257 entries; ``llama-32k``: 4 layers, 32000)."""
     import hf_models
 
     size = (dict(layers=2, width=64, heads=4, batch=4, seq=64) if quick else
