@@ -202,10 +202,10 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
     it as torch does (``torch_budget``). With ``memory=``, ``held_elsewhere`` bytes (what the step's
     other regions keep while this one runs) are fixed memory too. When no schedule
     within the budget is found (the budget is below the graph's least peak, or the strategy
-    found none in time), the region gets a schedule planned from the least peak found (the one
-    with the least product of peak and cost at or above it: ``_least_peak_schedule``, status
-    "least-peak") and a BudgetWarning says so; with
-    ``strict=True`` an InfeasibleBudgetError is raised instead."""
+    found none in time), the region gets the schedule of least peak found
+    (``_least_peak_schedule``, status "least-peak"; its Plan has the peak's lower bound and
+    gap) and a BudgetWarning says so; with ``strict=True`` an InfeasibleBudgetError is raised
+    instead."""
     # torch's partitions made before the call (to fuse around what plain torch.compile saves)
     # count against the region's time limit.
     started = _now() - (partitions.spent_s if partitions is not None else 0.0)
