@@ -246,15 +246,13 @@ class RematBackend:
     def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
                       whole: tuple, count: int) -> Any:
         """Where the whole region's plan (planned after the first ``count`` regions' plans) is
-        over its budget, plans and compiles it with its
-        loss chains in chunks, at the whole region's budget in bytes: 2 chunks, then twice as
-        many while over the budget and the peak still falls (below SPLIT_PROGRESS of the
-        attempt before: more chunks add nodes, and their sums hold more), at most
-        SPLIT_ATTEMPTS times (their planning sharing one more time_limit_s) and
-        SPLIT_MOST_CHUNKS chunks.
-        Keeps the cheapest attempt within the budget, or else the one of least predicted peak,
-        the whole region's among them (_keep_split). A lower budget tries the chunk counts a
-        higher one tried, and more."""
+        over its budget, plans and compiles it with its loss chains in chunks, at the whole
+        region's budget in bytes: 2 chunks, then twice as many while over the budget and the
+        peak still falls (below SPLIT_PROGRESS of the attempt before: more chunks add nodes,
+        and their sums hold more), at most SPLIT_ATTEMPTS times (their planning sharing one
+        more time_limit_s) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest attempt within the
+        budget, or else the one of least predicted peak, the whole region's among them
+        (_keep_split). A lower budget tries the chunk counts a higher one tried, and more."""
         partition = self._partition
         compiled, caught = whole
         if len(partition.plans) == count or partition.plans[-1].within_budget:
@@ -295,17 +293,11 @@ class RematBackend:
         """The cheapest attempt within the budget, or else the one of least predicted peak
         (the whole region's on a tie): its plan stays in ``plans`` and the ledger, with the
         whole region's reference, and its warnings are emitted."""
-        partition = self._partition
         within = [a for a in attempts if a[1].within_budget]
         chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
                   min(attempts, key=lambda a: (a[1].plan.predicted_peak_bytes, a[4])))
         compiled, planned, caught, ledger, _chunks = chosen
-        for _, other, _, _, _ in attempts:
-            if other is not planned:
-                partition.plans.remove(other)
-                partition.marked = {k: v for k, v in partition.marked.items() if v is not other}
-        partition.ledger.clear()
-        partition.ledger.update(ledger)
+        self._retain(planned, [a[1] for a in attempts], ledger)
         planned.reference, planned.reference_peak_bytes = (first.reference,
                                                            first.reference_peak_bytes)
         planned.split_attempts = tuple((a[4], a[1].plan.predicted_peak_bytes, a[1].plan.cost)
@@ -402,23 +394,28 @@ class RematBackend:
             self._budget_scale = 1.0
         return self._keep(attempts)
 
+    def _retain(self, kept: RegionPlan, planned: list, ledger: dict) -> None:
+        """Of the region's ``planned`` attempts, ``kept`` stays in ``plans`` and its ``ledger``
+        is the step's; the others leave."""
+        partition = self._partition
+        for other in planned:
+            if other is not kept:
+                partition.plans.remove(other)
+                partition.marked = {k: v for k, v in partition.marked.items() if v is not other}
+        partition.ledger.clear()
+        partition.ledger.update(ledger)
+
     def _keep(self, attempts: list) -> Any:
         """The cheapest attempt whose estimate is within INDUCTOR_SLACK of the budget (the
         first attempt's), or else the one of least estimate: its plan stays in ``plans`` and
         the ledger, the others' leave, and its warnings are emitted."""
-        partition = self._partition
         budget = attempts[0][1].plan.budget_bytes
         within = [a for a in attempts if a[1].inductor_peak is not None and
                   a[1].inductor_peak <= budget * (1 + INDUCTOR_SLACK)]
         chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
                   min(attempts, key=lambda a: (a[1].inductor_peak or 0, a[1].plan.cost)))
         compiled, planned, caught, ledger = chosen
-        for _, other, _, _ in attempts:
-            if other is not planned:
-                partition.plans.remove(other)
-                partition.marked = {k: v for k, v in partition.marked.items() if v is not other}
-        partition.ledger.clear()
-        partition.ledger.update(ledger)
+        self._retain(planned, [a[1] for a in attempts], ledger)
         planned.attempts = tuple((a[1].plan.budget_bytes, a[1].plan.predicted_peak_bytes,
                                   a[1].inductor_peak, a[1].plan.cost) for a in attempts)
         if planned is not attempts[0][1]:

@@ -449,13 +449,14 @@ def _least_peak_schedule(settings: RegionSettings, joint: JointGraph, graph: _co
                          known: Sequence[tuple[str, _core.Schedule]] = ()
                          ) -> tuple[_core.Schedule, str, int]:
     """(schedule, what found it, a certified lower bound on every schedule's peak: the
-    smallest-budget search's, 0 without one): the schedule of least peak (then least cost) among those that run each once-only node
-    once: the smallest-budget search's (``remat.plan(budget="min")``), local-search's at the
-    least peak it found, no rematerialization's and the ``known`` ones (torch's own
-    partitions: (name, schedule)). So it never peaks above what the user had without remat,
-    and a lower budget never runs a higher peak than a higher one: below every budget that a
-    schedule meets, the peak is the least found. ``graph`` has the planning costs, which add
-    ``penalty`` to every schedule that runs each once-only node once."""
+    smallest-budget search's, 0 without one): the schedule of least peak (then least cost)
+    among those that run each once-only node once: the smallest-budget search's
+    (``remat.plan(budget="min")``), local-search's at the least peak it found, no
+    rematerialization's and the ``known`` ones (torch's own partitions: (name, schedule)).
+    So it never peaks above what the user had without remat, and a lower budget never runs a
+    higher peak than a higher one: below every budget that a schedule meets, the peak is the
+    least found. ``graph`` has the planning costs, which add ``penalty`` to every schedule
+    that runs each once-only node once."""
     fallback = _core.run_strategy("checkpoint-all", graph, 0)
     candidates = [(fallback.peak_bytes, fallback.cost, fallback.schedule,
                    "no rematerialization")]

@@ -115,8 +115,8 @@ def plan_step(model: torch.nn.Module, loss_fn: Callable, example_inputs: Sequenc
     *inputs[model_inputs:])`` (``example_kwargs``: the model's keyword arguments) and the
     gradients of every parameter, and of every input, that requires one. The options are
     ``wrap``'s (``budget`` or ``memory``, ``optimizer``, ``strategy``, ``time_limit_s`` per
-    region, ``schedule``, ``strict``, ``chunks`` ...). Nothing reaches ``.grad`` while planning; buffers and
-    the random generators are put back. Raises UsageError for a bad option, CaptureError,
+    region, ``schedule``, ``strict``, ``chunks`` ...). Nothing reaches ``.grad`` while
+    planning; buffers and the random generators are put back. Raises UsageError for a bad option, CaptureError,
     UnknownOpError or InputError while planning, InfeasibleBudgetError with ``strict=True``.
     """
     if not isinstance(model, torch.nn.Module):
