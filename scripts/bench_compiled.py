@@ -90,7 +90,8 @@ def language_models(quick: bool) -> dict:
     """transformers' GPT-2 and Llama (python/tests/hf_models.py), trained on their own loss
     (``loss_fn`` None: the module returns the loss), 4 layers (2 with --quick), the demo's
     small GPT-2 (``lm``, 2 layers), and both with real vocabularies, where the head and its
-    loss set the floor (``gpt2-50k``: 6 layers, 50257 entries; ``llama-32k``: 4 layers, 32000)."""
+    loss set the floor (``gpt2-50k``: 6 layers, 50257 entries; ``llama-32k``: 4 layers, 32000),
+    as does Qwen2-MoE's (``qwen2-moe-32k``: 2 layers of 8 experts, top-2, 32000 entries)."""
     import hf_models
 
     size = (dict(layers=2, width=64, heads=4, batch=4, seq=64) if quick else
@@ -101,7 +102,10 @@ def language_models(quick: bool) -> dict:
             "gpt2-50k": lambda: hf_models.gpt2(layers=2 if quick else 6, width=256, heads=4,
                                                batch=8, seq=128, vocab=50257),
             "llama-32k": lambda: hf_models.llama(layers=2 if quick else 4, width=256, heads=4,
-                                                 batch=4, seq=128, vocab=32000)}
+                                                 batch=4, seq=128, vocab=32000),
+            "qwen2-moe-32k": lambda: hf_models.qwen2_moe(layers=2, width=64, heads=4, batch=4,
+                                                         seq=128, vocab=32000, experts=8,
+                                                         top_k=2, expert_width=64)}
 
 
 def models(quick: bool, device: torch.device, names=("vit", "unet", "gru")):

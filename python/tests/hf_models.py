@@ -1,5 +1,5 @@
 """Models of the transformers library built from configs (random init, nothing downloaded):
-GPT-2 and Llama (causal LMs), BERT (an encoder, masked LM) and T5 (an encoder-decoder), each
+GPT-2, Llama and Qwen2-MoE (causal LMs), BERT (an encoder, masked LM) and T5 (an encoder-decoder), each
 trained on its own loss. Dropout is off so that compiled and eager gradients compare (a
 compiled graph draws its random numbers differently from eager PyTorch).
 
@@ -53,6 +53,28 @@ def llama(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq:
                          bos_token_id=0, eos_token_id=0, pad_token_id=0)
     ids = _tokens(batch, seq)
     return OwnLoss(LlamaForCausalLM(config)), (ids, ids)
+
+
+def qwen2_moe(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
+              seed: int = 0, vocab: int = VOCAB, experts: int = 8, top_k: int = 2,
+              expert_width: int = 64, experts_implementation: str = "grouped_mm"):
+    """A mixture of experts in every layer: ``experts`` experts of width ``expert_width``, each
+    token routed to ``top_k`` of them, beside a shared expert as wide. ``experts_implementation``
+    is transformers' (``"eager"`` loops over the experts hit, a data-dependent loop that breaks
+    Dynamo's graph; ``"grouped_mm"``, its default, and ``"batched_mm"`` have static shapes)."""
+    from transformers import Qwen2MoeConfig, Qwen2MoeForCausalLM
+
+    torch.manual_seed(seed)
+    config = Qwen2MoeConfig(num_hidden_layers=layers, hidden_size=width,
+                            num_attention_heads=heads, num_key_value_heads=max(1, heads // 2),
+                            intermediate_size=2 * width, moe_intermediate_size=expert_width,
+                            shared_expert_intermediate_size=expert_width, num_experts=experts,
+                            num_experts_per_tok=top_k, vocab_size=vocab,
+                            max_position_embeddings=max(seq, 32), bos_token_id=0,
+                            eos_token_id=0, pad_token_id=0,
+                            experts_implementation=experts_implementation)
+    ids = _tokens(batch, seq)
+    return OwnLoss(Qwen2MoeForCausalLM(config)), (ids, ids)
 
 
 def bert(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, seq: int = 64,
