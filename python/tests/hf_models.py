@@ -1,7 +1,7 @@
 """Models of the transformers library built from configs (random init, nothing downloaded):
-GPT-2, Llama and Qwen2-MoE (causal LMs), BERT (an encoder, masked LM) and T5 (an encoder-decoder), each
-trained on its own loss. Dropout is off so that compiled and eager gradients compare (a
-compiled graph draws its random numbers differently from eager PyTorch).
+GPT-2, Llama and Qwen2-MoE (causal LMs), BERT (an encoder, masked LM) and T5 (an
+encoder-decoder), each trained on its own loss. Dropout is off so that compiled and eager
+gradients compare (a compiled graph draws its random numbers differently from eager PyTorch).
 
 Each builder returns ``(module, inputs)``: ``module(*inputs)`` returns the model's loss, so a
 step is ``module(*inputs).backward()``.
@@ -60,8 +60,10 @@ def qwen2_moe(layers: int = 2, width: int = 32, heads: int = 2, batch: int = 4, 
               expert_width: int = 64, experts_implementation: str = "grouped_mm"):
     """A mixture of experts in every layer: ``experts`` experts of width ``expert_width``, each
     token routed to ``top_k`` of them, beside a shared expert as wide. ``experts_implementation``
-    is transformers' (``"eager"`` loops over the experts hit, a data-dependent loop that breaks
-    Dynamo's graph; ``"grouped_mm"``, its default, and ``"batched_mm"`` have static shapes)."""
+    is transformers' option: its default ``"grouped_mm"`` (on the CPU in float32, under Dynamo,
+    its opaque custom op ``transformers::grouped_mm_fallback``) and ``"batched_mm"`` trace
+    into one graph; ``"eager"`` loops over the experts hit, found by ``nonzero``, whose
+    data-dependent shape breaks Dynamo's graph."""
     from transformers import Qwen2MoeConfig, Qwen2MoeForCausalLM
 
     torch.manual_seed(seed)
