@@ -10,7 +10,8 @@ from torch import nn
 
 import hf_models
 import remat.torch
-from remat.torch.split import chunk_sizes, loss_chains, split_loss_chains
+from remat.torch.loss_gradient import chunked_loss
+from remat.torch.split import chunk_sizes, loss_chains, split_chains
 
 
 class HeadAndLoss(nn.Module):
@@ -74,9 +75,9 @@ def test_a_head_and_its_loss_are_one_chain_and_logits_returned_are_none():
 def test_the_chunked_loss_and_its_gradients_equal_the_whole_ones(reduction, chunks):
     torch.manual_seed(0)
     gm, example = _dynamo_graph(HeadAndLoss(reduction), *_inputs())
-    split = split_loss_chains(gm, chunks)
-    calls = [n for n in split.graph.nodes if n.target is F.cross_entropy]
-    assert len(calls) == chunks
+    split = split_chains(gm, chunks)
+    calls = [n for n in split.graph.nodes if n.target is chunked_loss]
+    assert [call.args[4] for call in calls] == [chunk_sizes(48, chunks)]
     params = [x for x in example if isinstance(x, torch.Tensor) and x.requires_grad]
     whole = gm(*example)[0]
     part = split(*example)[0]
@@ -101,7 +102,7 @@ def test_the_device_form_of_cross_entropy_is_a_chain_too(reduction):
         assert [(c.rows, c.vocabulary, c.options["reduction"]) for c in chains] == \
             [(48, 300, reduction)]
         assert len(chains[0].loss_nodes) == 3
-        split = split_loss_chains(gm, 5)
+        split = split_chains(gm, 5)
         params = [x for x in example if isinstance(x, torch.Tensor) and x.requires_grad]
         whole, part = gm(*example)[0], split(*example)[0]
         torch.testing.assert_close(part, whole, rtol=1e-6, atol=1e-6)
@@ -238,12 +239,26 @@ def test_a_plan_in_chunks_made_on_meta_is_loaded_by_the_cpu_run(tmp_path):
     assert step.plans[0].graph.fingerprint == region.graph.fingerprint
 
 
-def test_each_chunk_is_a_block_of_its_own_beside_the_models_layers():
-    # checkpoint-blocks then recomputes each chunk in the backward, as torch.utils.checkpoint
-    # around each chunk would, and the model's layers stay its blocks.
-    model, inputs = hf_models.gpt2(layers=2, width=32, batch=2, seq=32, vocab=1024)
-    planned = remat.torch.wrap(model, budget="100%", chunks=3)
-    planned(*inputs).backward()
-    blocks = {node.block for node in planned.plans[0].graph.nodes} - {""}
-    assert {"remat_chunks.0", "remat_chunks.1", "remat_chunks.2"} <= blocks, blocks
-    assert any(".h.0" in b for b in blocks) and any(".h.1" in b for b in blocks), blocks
+def test_no_tensor_of_the_chunked_step_holds_more_than_a_chunks_logits():
+    # The chunks' gradient is formed in the forward (loss_gradient.py): the joint graph has
+    # no logits-sized tensor, in the forward or the backward, and computes each chunk's
+    # logits once.
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    torch.manual_seed(0)
+    gm, example = _dynamo_graph(HeadAndLoss(), *_inputs())
+    split = split_chains(gm, 4)
+    params = [x for x in example if isinstance(x, torch.Tensor) and x.requires_grad]
+
+    def step(*inputs):
+        return torch.autograd.grad(split(*inputs)[0], params)
+    traced = make_fx(step)(*example)
+    sizes = [n.meta["val"].numel() for n in traced.graph.nodes
+             if isinstance(n.meta.get("val"), torch.Tensor)]
+    # The largest are the head's weight and its gradient (300 x 16); a chunk's logits are
+    # 12 of the 48 rows.
+    assert max(sizes) == 300 * 16 < 48 * 300
+    products = [n for n in traced.graph.nodes if n.target in (torch.ops.aten.addmm.default,
+                                                               torch.ops.aten.mm.default)
+                and n.meta["val"].shape == (12, 300)]
+    assert len(products) == 4

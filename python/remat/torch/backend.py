@@ -31,7 +31,7 @@ from remat.torch.inductor_peak import peak_pass
 from remat.torch.model_logging import ignore_model_logging
 from remat.torch.partition import RegionPlan, RematPartition
 from remat.torch.region import RegionSettings, chunks_of, plan_region, region_settings
-from remat.torch.split import loss_chains, split_loss_chains
+from remat.torch.split import chains_of, split_chains
 from remat.torch.stage_fusion import stage_barrier
 
 __all__ = ["RematBackend", "backend"]
@@ -49,8 +49,8 @@ SAME_ESTIMATE = 0.005
 # Plans not made again below the budget: torch's own partition at 100% (plain torch.compile's),
 # the least peak found, and a loaded schedule.
 _NOT_RETRIED = ("reference", "least-peak", "loaded")
-# A region over its budget with loss chains (split.py) is planned again with them in chunks at
-# most this many times, into at most this many chunks.
+# A region over its budget with chains to split (split.py: a head and its loss, MLPs) is
+# planned again with them in chunks at most this many times, into at most this many chunks.
 SPLIT_ATTEMPTS = 8
 SPLIT_MOST_CHUNKS = 256
 # A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
@@ -161,7 +161,7 @@ class RematBackend:
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list) -> Any:
         """Compiles the region as it is; where its plan is over the budget and it has loss
         chains to split (split.py), compiles it again with them in chunks (_split_region)."""
-        chains = loss_chains(gm)
+        chains = chains_of(gm)
         chunks = self.settings.chunks
         if not chains or chunks == 1:
             return self._compile_region(gm, example_inputs)
@@ -199,7 +199,7 @@ class RematBackend:
 
     @contextmanager
     def _in_chunks(self, chunks: int, **settings: Any) -> Iterator[None]:
-        """While a region compiles with its loss chains in ``chunks`` chunks: its graph says so
+        """While a region compiles with its chains in ``chunks`` chunks: its graph says so
         (region.chunks_name), the chunks' weight gradients are summed by addmm
         (product_sums.py), and Inductor does not fuse kernels horizontally, which would run
         the chunks together and hold every chunk's output at once (unless the user set the
@@ -217,10 +217,10 @@ class RematBackend:
 
     def _compile_chunks(self, gm: torch.fx.GraphModule, example_inputs: list,
                         chunks: int, **settings: Any) -> Any:
-        """Compiles the region with its loss chains in ``chunks`` chunks (split.py)."""
+        """Compiles the region with its chains in ``chunks`` chunks (split.py)."""
         count = len(self._partition.plans)
         with self._in_chunks(chunks, **settings):
-            compiled = self._compile_region(split_loss_chains(gm, chunks), example_inputs)
+            compiled = self._compile_region(split_chains(gm, chunks), example_inputs)
         if len(self._partition.plans) > count:
             self._partition.plans[-1].chunks = chunks
         return compiled
@@ -246,7 +246,7 @@ class RematBackend:
     def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
                       whole: tuple, count: int) -> Any:
         """Where the whole region's plan (planned after the first ``count`` regions' plans) is
-        over its budget, plans and compiles it with its loss chains in chunks, at the whole
+        over its budget, plans and compiles it with its chains in chunks, at the whole
         region's budget in bytes: 2 chunks, then twice as many while over the budget and the
         peak still falls (below SPLIT_PROGRESS of the attempt before: more chunks add nodes,
         and their sums hold more), at most SPLIT_ATTEMPTS times (their planning sharing one

@@ -294,7 +294,7 @@ class RegionPlan:
     # The backend's attempts at the region, the kept one among them: (budget, predicted peak,
     # Inductor's estimate, cost) each; more than one when it was planned again below the budget.
     attempts: tuple = ()
-    # Its loss chains' chunks (split.py): 1 where the region runs whole.
+    # How many chunks its split chains run in (split.py): 1 where the region runs whole.
     chunks: int = 1
     # Where the region was planned again in chunks (backend.py): (chunks, predicted peak,
     # cost) of each attempt, the whole region's (1 chunk) first.

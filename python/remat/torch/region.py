@@ -65,9 +65,9 @@ class RegionSettings:
     # The asked budget times this: the backend plans a region again below its budget when
     # Inductor estimates the compiled plan above it (backend.py).
     budget_scale: float = 1.0
-    # "auto": a region over its budget is planned again with its loss chains in chunks
-    # (split.py, backend.py); a number k: every region's loss chains run in k chunks (1: never
-    # split). While a region is compiled in k > 1 chunks, k, which names its graph.
+    # "auto": a region over its budget is planned again with its splittable chains in chunks
+    # (split.py, backend.py); a number k: every region's splittable chains run in k chunks (1:
+    # never split). While a region is compiled in k > 1 chunks, k, which names its graph.
     chunks: Union[str, int] = "auto"
 
 
@@ -137,7 +137,7 @@ def region_settings(*, budget: Optional[Size], memory: Optional[Size], optimizer
 
 
 def chunks_name(chunks: Union[str, int]) -> str:
-    """The name of a region's graph with its loss chains in ``chunks`` chunks ("" whole): a
+    """The name of a region's graph with its splittable chains in ``chunks`` chunks ("" whole): a
     schedule file made for it says so, and loading it splits the region so again."""
     return f"in {chunks} chunks" if isinstance(chunks, int) and chunks > 1 else ""
 

@@ -1,28 +1,33 @@
-"""Splitting a region's vocabulary-sized operations into chunks of tokens, before it is traced.
+"""Splitting a region's vocabulary- and sequence-sized operations into chunks of tokens.
 
 A language model's head and its loss, ``cross_entropy(linear(h, W).float().view(-1, V), t)``,
 make tensors of one row per token and one column per vocabulary entry: the logits, their log
 softmax and, in the backward, their gradient. No choice of what to keep lowers a step's peak
 below the operation that reads and writes them (docs/design.md §8, the floor). Every row is
-independent of the others until the loss sums them, so the same loss is the sum, over chunks of
-rows, of the chunk's summed cross-entropy (divided by the number of counted targets for a
-mean), and autograd gives the same gradients: the head's input gradient is the concatenation
-of the chunks' and the weight's the sum of theirs.
+independent of the others until the loss sums them, so the loss is the sum, over chunks of rows,
+of the chunk's summed cross-entropy (divided by the number of counted targets for a mean).
 
-``split_loss_chains(gm, chunks)`` rewrites Dynamo's graph of a region so: each chain becomes
-``chunks`` chains over row ranges of ``h`` and ``t``. AOTAutograd then traces the forward and
-backward of the chunks, and remat plans the joint graph as any other: whether each chunk's log
-softmax is kept for the backward or recomputed from ``h`` there is the plan's decision, at the
-budget. The number of chunks is chosen by the backend (backend.py: 2, 4, 8 ... while over the
-budget, or ``chunks=k``). A chain is split only where its logits have no reader outside it (a
-region that returns the logits keeps them whole). The loss may be written ``cross_entropy`` or,
-as a step traced in a device's form has it (device_form.py), ``nll_loss_forward`` of
-``log_softmax``.
+``split_chains(gm, k)`` rewrites Dynamo's graph of a region before it is traced:
+
+- each head-and-loss chain (``loss_chains``) becomes one ``chunked_loss`` call
+  (loss_gradient.py), which forms each chunk's gradient in the forward pass right after its
+  loss; no chunk's logits outlive it and none is recomputed;
+- each row chain (row_chains.py: an MLP's linears and elementwise operations between one
+  input and one output) becomes its chunks' copies over row ranges, concatenated; AOTAutograd
+  traces their backward, and what each chunk keeps or recomputes is the plan's decision.
+
+``chunk_counts`` gives the widest chain ``k`` chunks and every other as many as keep its widest
+tensor no wider than that chain's chunk. ``k`` is chosen by the backend (backend.py: 2, 4, 8 ...
+while over the budget, or ``chunks=k``). A chain is split only where its wide tensors have no
+reader outside it (a region that returns the logits keeps them whole). The loss may be written
+``cross_entropy`` or, as a step traced in a device's form has it (device_form.py),
+``nll_loss_forward`` of ``log_softmax``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 from dataclasses import dataclass
 from typing import Optional
@@ -30,21 +35,14 @@ from typing import Optional
 import torch
 from torch import fx
 
-__all__ = ["LossChain", "loss_chains", "split_loss_chains", "chunk_sizes", "Chunk",
-           "CHUNK_PATH"]
+from remat.torch.loss_gradient import chunked_loss
+from remat.torch.row_chains import (LINEAR, chunk_sizes, row_chains, rows_of, split_row_chain,
+                                    value_of)
 
-# The module path under which chunk i's operations are recorded ("remat_chunks.i").
-CHUNK_PATH = "remat_chunks"
-
-
-class Chunk:
-    """The "module" that runs one chunk's operations in their ``nn_module_stack``: outside the
-    model's repeated blocks, each chunk is a block of its own (structure.py), so that
-    ``checkpoint-blocks`` recomputes it in the backward as ``torch.utils.checkpoint`` around
-    each chunk would (Mini-Sequence Transformer's rule)."""
+__all__ = ["LossChain", "loss_chains", "chains_of", "chunk_counts", "split_chains",
+           "chunk_sizes"]
 
 
-_LINEAR = (torch._C._nn.linear, torch.nn.functional.linear)
 _LOG_SOFTMAX = (torch.log_softmax, torch.nn.functional.log_softmax)
 _NLL = (torch.ops.aten.nll_loss_forward, torch.ops.aten.nll_loss_forward.default)
 # Methods between the head and its loss that change neither rows nor columns' meaning:
@@ -73,19 +71,19 @@ class LossChain:
     loss_nodes: tuple = ()
 
     @property
+    def widest_bytes(self) -> int:
+        """Its widest tensor's bytes: the logits'."""
+        return self.logits_bytes
+
+    @property
     def logits_bytes(self) -> int:
         """The bytes of one logits-sized tensor in the loss's dtype (what a chunk divides)."""
-        dtype = self.casts[-1] if self.casts else _value(self.linear).dtype
+        dtype = self.casts[-1] if self.casts else value_of(self.linear).dtype
         return self.rows * self.vocabulary * torch.empty((), dtype=dtype).element_size()
 
 
-def _value(node: fx.Node) -> Optional[torch.Tensor]:
-    value = node.meta.get("example_value")
-    return value if isinstance(value, torch.Tensor) else None
-
-
 def _shape(node: fx.Node) -> Optional[tuple]:
-    value = _value(node)
+    value = value_of(node)
     return None if value is None else tuple(value.shape)
 
 
@@ -178,12 +176,12 @@ def loss_chains(gm: fx.GraphModule) -> list[LossChain]:
             if cast is not None:
                 casts.append(cast)
             node = node.args[0]
-        if not (node.op == "call_function" and node.target in _LINEAR and
+        if not (node.op == "call_function" and node.target in LINEAR and
                 len(node.users) == 1 and isinstance(node.args[0], fx.Node)):
             continue
         head_shape, input_shape = _shape(node), _shape(node.args[0])
         if head_shape is None or input_shape is None or head_shape[-1] != vocabulary or \
-                _rows(head_shape) != rows or _rows(input_shape) != rows:
+                rows_of(head_shape) != rows or rows_of(input_shape) != rows:
             continue
         chains.append(LossChain(linear=node, loss=loss, between=tuple(reversed(between)),
                                 casts=tuple(reversed(casts)), rows=rows,
@@ -192,29 +190,39 @@ def loss_chains(gm: fx.GraphModule) -> list[LossChain]:
     return chains
 
 
-def _rows(shape: tuple) -> int:
-    count = 1
-    for size in shape[:-1]:
-        count *= size
-    return count
+def chains_of(gm: fx.GraphModule) -> list:
+    """The chains of Dynamo's graph ``gm`` that can run in chunks of rows: its head-and-loss
+    chains (``loss_chains``) and its row chains (row_chains.py) that share no node with them."""
+    losses = loss_chains(gm)
+    taken = {n for c in losses for n in (c.linear, *c.between, *c.loss_nodes)}
+    return [*losses, *(c for c in row_chains(gm) if not taken.intersection(c.nodes))]
 
 
-def chunk_sizes(rows: int, chunks: int) -> list[int]:
-    """``rows`` in ``chunks`` near-equal parts, the larger first (at most ``rows`` parts)."""
-    chunks = max(1, min(chunks, rows))
-    return [rows // chunks + (1 if i < rows % chunks else 0) for i in range(chunks)]
+def chunk_counts(chains: list, chunks: int) -> list[int]:
+    """How many chunks each of ``chains`` runs in when the widest runs in ``chunks``: as many
+    as keep its chunks' widest tensor no larger than the widest chain's (at least 1, at most
+    one a row)."""
+    widest = max(c.widest_bytes for c in chains)
+    return [max(1, min(c.rows, math.ceil(chunks * c.widest_bytes / widest - 1e-9)))
+            for c in chains]
 
 
-def split_loss_chains(gm: fx.GraphModule, chunks: int) -> fx.GraphModule:
-    """A copy of ``gm`` whose loss chains (``loss_chains``) each run as ``chunks`` chunks of
-    rows; ``gm`` itself is unchanged. The copy's loss equals the original's up to the order of
-    floating-point sums."""
+def split_chains(gm: fx.GraphModule, chunks: int) -> fx.GraphModule:
+    """A copy of ``gm`` whose chains (``chains_of``) run in chunks of rows, the widest in
+    ``chunks`` (``chunk_counts``); ``gm`` itself is unchanged. The copy's loss equals the
+    original's up to the order of floating-point sums."""
     graph = fx.Graph()
     copies: dict[fx.Node, fx.Node] = {}
     result = graph.graph_copy(gm.graph, copies)
     graph.output(result)
-    for chain in loss_chains(gm):
-        _split(graph, _rebased(chain, copies), chunks)
+    chains = chains_of(gm)
+    for chain, count in zip(chains, chunk_counts(chains, chunks) if chains else []):
+        if isinstance(chain, LossChain):
+            _split(graph, _rebased(chain, copies), count)
+        elif count > 1:
+            split_row_chain(graph, dataclasses.replace(
+                chain, source=copies[chain.source],
+                nodes=tuple(copies[n] for n in chain.nodes)), count)
     graph.eliminate_dead_code()
     graph.lint()
     split = fx.GraphModule(gm, graph)
@@ -235,46 +243,20 @@ def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
     h, weight = chain.linear.args[0], chain.linear.args[1]
     bias = chain.linear.args[2] if len(chain.linear.args) > 2 else \
         chain.linear.kwargs.get("bias")
-    target = chain.target
-    ignore_index = options["ignore_index"]
 
-    def node(op: str, target_, args: tuple, kwargs: Optional[dict] = None,
-             like: Optional[fx.Node] = None, chunk: Optional[int] = None) -> fx.Node:
-        made = graph.create_node(op, target_, args, kwargs or {})
-        if like is not None:  # the module that ran it, for the plan's structure (structure.py)
-            made.meta.update({k: v for k, v in like.meta.items() if k != "example_value"})
-        if chunk is not None:  # chunk i's own operations: a block of their own there
-            stack = dict(made.meta.get("nn_module_stack") or {})
-            stack[f"remat_chunk_{i}"] = (f"{CHUNK_PATH}.{chunk}", Chunk)
-            made.meta["nn_module_stack"] = stack
+    def node(op: str, target_, args: tuple, like: fx.Node) -> fx.Node:
+        made = graph.create_node(op, target_, args, {})
+        # The module that ran it, for the plan's structure (structure.py).
+        made.meta.update({k: v for k, v in like.meta.items() if k != "example_value"})
         return made
 
     with graph.inserting_before(chain.loss):
         flat = node("call_method", "reshape", (h, (-1, chain.width)), like=chain.linear)
-        inputs = node("call_function", torch.split, (flat, sizes), like=chain.linear)
-        targets = node("call_function", torch.split, (target, sizes), like=chain.loss)
-        total = None
-        for i in range(len(sizes)):
-            rows = node("call_function", operator.getitem, (inputs, i), like=chain.linear,
-                        chunk=i)
-            logits = node("call_function", chain.linear.target, (rows, weight, bias),
-                          like=chain.linear, chunk=i)
-            for dtype in chain.casts:
-                logits = node("call_method", "to", (logits, dtype), like=chain.loss, chunk=i)
-            part = node("call_function", operator.getitem, (targets, i), like=chain.loss,
-                        chunk=i)
-            summed = node("call_function", torch.nn.functional.cross_entropy, (logits, part),
-                          {"ignore_index": ignore_index, "reduction": "sum"}, like=chain.loss,
-                          chunk=i)
-            summed = node("call_method", "float", (summed,), like=chain.loss, chunk=i)
-            total = summed if total is None else node("call_function", operator.add,
-                                                      (total, summed), like=chain.loss)
-        if options["reduction"] == "mean":
-            counted = node("call_function", operator.ne, (target, ignore_index),
-                           like=chain.loss)
-            count = node("call_method", "sum", (counted,), like=chain.loss)
-            total = node("call_function", operator.truediv, (total, count), like=chain.loss)
-        dtype = chain.casts[-1] if chain.casts else _value(chain.linear).dtype
+        total = node("call_function", chunked_loss,
+                     (flat, weight, bias, chain.target, sizes, chain.casts,
+                      options["ignore_index"],
+                      options["reduction"] == "mean"), like=chain.loss)
+        dtype = chain.casts[-1] if chain.casts else value_of(chain.linear).dtype
         total = node("call_method", "to", (total, dtype), like=chain.loss)
     chain.loss.replace_all_uses_with(total)
     for old in (*chain.loss_nodes, *reversed(chain.between), chain.linear):

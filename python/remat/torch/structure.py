@@ -7,8 +7,7 @@ of a forward node (docs/formats.md, "Module structure"):
   for every operation, the modules it ran inside (``nn_module_stack``: path and class, outermost
   first). The block class is the class with at least two instances whose instances together
   ran the most forward operations (``GPT2Block``, ``LlamaDecoderLayer``; a tie goes to the
-  outer class), and a node's block is the path of its instance of that class; outside those,
-  each chunk of a split head and loss is a block (``remat_chunks.3``, split.py);
+  outer class), and a node's block is the path of its instance of that class;
 - whether it is a **contraction**: a matrix product, a convolution or attention, the kernels
   whose outputs selective recomputation keeps.
 """
@@ -21,8 +20,6 @@ from typing import Optional, Sequence
 
 from torch import fx
 
-from remat.torch.split import Chunk
-
 __all__ = ["CONTRACTIONS", "blocks_of", "contractions_of"]
 
 # aten operations (schema names without the namespace) that are contractions.
@@ -33,9 +30,6 @@ CONTRACTIONS = frozenset({
     "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
     "_flash_attention_forward", "_efficient_attention_forward",
 })
-
-
-_CHUNK = Chunk.__qualname__
 
 
 def _producer(node: fx.Node) -> fx.Node:
@@ -90,13 +84,10 @@ def blocks_of(order: Sequence[Optional[fx.Node]], forward: int) -> list[str]:
             if kind not in seen:
                 covered[kind] += 1
                 seen.add(kind)
-    repeated = [k for k, paths in instances.items() if len(paths) >= 2 and k != _CHUNK]
+    repeated = [k for k, paths in instances.items() if len(paths) >= 2]
     block = max(repeated, key=lambda k: (covered[k], -depth[k])) if repeated else None
     out = []
     for stack in stacks:
-        # A chunk of a split head and loss (split.py) is a block of its own outside the
-        # model's blocks.
-        path = next((p for p, k in stack if k == block), "") or \
-            next((p for p, k in stack if k == _CHUNK), "")
+        path = next((p for p, k in stack if k == block), "")
         out.append(_readable(path) if path else "")
     return out
