@@ -55,6 +55,10 @@ SPLIT_ATTEMPTS = 8
 SPLIT_MOST_CHUNKS = 256
 # A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
 SPLIT_PROGRESS = 0.95
+# Each attempt may plan for what is left of their time limit over this many attempts (or
+# fewer where fewer remain): most regions need two or three, and an attempt given an eighth
+# of the limit found plans at twice the cost of one given more.
+SPLIT_SHARING = 3
 # Inductor's score_fusion_memory_threshold for a region in chunks: no horizontal fusion.
 UNFUSED = 10 ** 12
 
@@ -250,7 +254,7 @@ class RematBackend:
         region's budget in bytes: 2 chunks, then twice as many while over the budget and the
         peak still falls (below SPLIT_PROGRESS of the attempt before: more chunks add nodes,
         and their sums hold more), at most SPLIT_ATTEMPTS times (their planning sharing one
-        more time_limit_s) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest attempt within the
+        more time_limit_s, each given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest attempt within the
         budget, or else the one of least predicted peak, the whole region's among them
         (_keep_split). A lower budget tries the chunk counts a higher one tried, and more."""
         partition = self._partition
@@ -277,7 +281,7 @@ class RematBackend:
                 warnings.simplefilter("always")
                 compiled = self._compile_chunks(
                     gm, example_inputs, chunks, budget=str(budget_bytes), memory="",
-                    time_limit_s=left_s / (SPLIT_ATTEMPTS - attempt))
+                    time_limit_s=left_s / min(SPLIT_SHARING, SPLIT_ATTEMPTS - attempt))
             if len(partition.plans) == count:
                 break
             planned = partition.plans[-1]
