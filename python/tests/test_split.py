@@ -262,3 +262,26 @@ def test_no_tensor_of_the_chunked_step_holds_more_than_a_chunks_logits():
                                                                torch.ops.aten.mm.default)
                 and n.meta["val"].shape == (12, 300)]
     assert len(products) == 4
+
+
+def test_the_chunks_gradient_is_planned_in_the_forward_pass():
+    # The gradient each chunk forms in its forward reads forward values only: remat's graph
+    # has it as forward work (joint.py), so that no-rematerialization holds one chunk's log
+    # softmax at a time, not every chunk's until backward.
+    model = HeadAndLoss()
+    planned = remat.torch.wrap(model, budget="100%", chunks=4)
+    planned(*_inputs()).backward()
+    (region,) = planned.plans
+    graph = region.graph
+    kinds = {n.name: n.kind for n in graph.nodes}
+    softmaxes = [name for name in kinds if name.startswith("_log_softmax")]
+    assert len(softmaxes) == 8  # each chunk's log softmax and its gradient
+    assert all(kinds[name] == remat.NodeKind.forward for name in softmaxes)
+    chunk_bytes = 12 * 300 * 4
+    held = [n.bytes for n in graph.nodes if n.name.startswith("_log_softmax")]
+    assert max(held) == chunk_bytes
+    # Without recomputation the step peaks below what the whole logits' log softmax and its
+    # gradient take (with the gradient as backward work, every chunk's log softmax waits for
+    # backward and it peaks above that).
+    peak = remat.simulate(graph, remat.run_strategy("checkpoint-all", graph, 0).schedule)
+    assert peak.peak_bytes < 2 * 4 * chunk_bytes

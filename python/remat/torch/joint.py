@@ -14,7 +14,8 @@ the forward outputs, then the gradients. remat reads it as a training graph:
   placeholders and frees each after its last reader, and the graph's edges hold each tangent
   until then (tangents.py);
 - forward nodes are those that the forward outputs (and in-place writes into inputs, such as
-  batch-norm running statistics) need; every other node is a backward node.
+  batch-norm running statistics) need, and a chunked loss's gradient formed in its forward
+  (loss_gradient.py); every other node is a backward node.
 
 Random operations (dropout) are recomputed with the random generator's state of their first
 run, so they draw the same numbers (partition.py). In-place writes into inputs, and random
@@ -36,6 +37,7 @@ from torch.utils import _pytree as pytree
 
 from remat import _core, interrupt
 from remat.errors import CaptureError, UnknownOpError
+from remat.torch.loss_gradient import LOSS_PATH
 from remat.torch.storage_nodes import _storages, map_storage_nodes
 from remat.torch.structure import blocks_of, contractions_of
 from remat.torch.tangents import tangent_edges
@@ -199,6 +201,14 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     forward |= {v for v in range(count)
                 if v not in reads_tangent and mapped.nodes[v].target is operator.getitem and
                 inputs_of[v] and all(u in forward for u in inputs_of[v])}
+    # A chunked loss's gradient, formed in its forward (loss_gradient.py), reads forward values
+    # only: it runs in the forward pass, each chunk's as its loss is taken, so that no chunk's
+    # logits outlive it (as a layer norm's statistics, it would otherwise wait for backward).
+    after_tangents = _reachable(reads_tangent, users)
+    for v in range(count):
+        if v not in forward and v not in after_tangents and _in_chunked_loss(mapped.nodes[v]) \
+                and all(u in forward for u in inputs_of[v]):
+            forward.add(v)
     if forward & reads_tangent:
         v = min(forward & reads_tangent)
         raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
@@ -305,6 +315,13 @@ def _replayable(node: fx.Node) -> bool:
         return True
     return any(isinstance(a, fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)
                for a in node.args)
+
+
+def _in_chunked_loss(node: fx.Node) -> bool:
+    """Whether ``node`` was traced inside a chunked loss (split.py records it as a module)."""
+    while node.target is operator.getitem and isinstance(node.args[0], fx.Node):
+        node = node.args[0]
+    return LOSS_PATH in (node.meta.get("nn_module_stack") or {})
 
 
 def _reachable(start: set[int], neighbours: list[list[int]]) -> set[int]:

@@ -21,7 +21,10 @@ from typing import Optional
 
 import torch
 
-__all__ = ["ChunkedLoss", "chunked_loss"]
+__all__ = ["ChunkedLoss", "chunked_loss", "LOSS_PATH"]
+
+# The module path its operations are recorded under (split.py, structure.py).
+LOSS_PATH = "remat_chunked_loss"
 
 
 class ChunkedLoss(torch.autograd.Function):

@@ -43,6 +43,10 @@ LEAST_PEAK_SHARE_LEFT = 0.7
 # strategy found nothing in the rest).
 KNOB_SHARE = 0.25
 
+# Where the strategy found nothing within a budget above the least peak, this share of what is
+# left goes to the strategy again, started from the least peak found when that fits.
+RETRY_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class RegionSettings:
@@ -253,7 +257,47 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # The budget holds what plain torch.compile runs: the region runs that.
         return region(plan_of(reference, "reference", None, strategy=reference_name),
                       reference, torch_budget=1.0)
+    def strategy_plan(starts: list, plan_budget: int, time_limit_s: float, torch_figures: tuple):
+        """The strategy's plan within ``plan_budget`` from ``starts`` ((name, schedule, torch's
+        fraction or None)), as (region, None), or (None, why it found none)."""
+        report = planning.plan(planning_graph, budget=plan_budget,
+                               strategies=[settings.strategy],
+                               time_limit_s=max(time_limit_s, 0.1),
+                               threads=settings.threads, seed=settings.seed,
+                               lower_bound=settings.lower_bound, gap=settings.gap,
+                               starts=[(name, s) for name, s, _ in starts])
+        row = report.rows[0]
+        # Read as the program emitted, which computes the loss node once (tangents.py): that
+        # holds nothing more, so it still fits.
+        schedule = hold_tangents(graph, row.schedule) if row.fits else None
+        if not row.fits:
+            return None, no_schedule_error(settings.strategy, plan_budget, row)
+        failure = _recomputes_once_only(joint, planning_graph, schedule, settings.strategy)
+        if failure is not None:
+            return None, failure
+        bound = report.lower_bound
+        if bound is not None and joint.once:
+            # Over the schedules that run each once-only node once (the only ones that
+            # can run), the planning costs are the true costs plus the penalty.
+            bound = max(0.0, bound - joint.penalty(costs))
+        operations = _core.build_plan(planning_graph, schedule)
+        known = next(((name, fraction) for name, s, fraction in starts
+                      if fraction is not None and
+                      _core.build_plan(planning_graph, s) == operations), None)
+        # The bound and the budget are those of the plan's budget: below the asked one, it
+        # is torch's partition's peak, and the bound is valid there, not at the asked one.
+        plan = plan_of(schedule, row.solver_status or "heuristic", bound, budget=plan_budget,
+                       strategy=known[0] if known else settings.strategy)
+        tightened = "" if plan_budget == budget_bytes else (
+            f"planned within {_core.format_bytes(plan_budget)}, the peak of "
+            f"{next(n for n, p, _ in torch_figures if p == plan_budget)} (remat's model), "
+            f"below the budget {_core.format_bytes(budget_bytes)}: no plan that torch's own "
+            "partition beats in both peak and cost")
+        return region(plan, schedule, torch_budget=known[1] if known else None,
+                      torch_partitions=torch_figures, tightened=tightened), None
+
     torch_figures: tuple = ()
+    starts: list = []
     # torch's own partitions, which a least-peak schedule never peaks above.
     torch_known = [(reference_name, reference)] if partitions is not None else []
     if no_room is not None:
@@ -282,48 +326,27 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         torch_known = [(name, s) for name, s, _ in starts]
         torch_figures = tuple((name, sim.peak_bytes, sim.cost) for name, sim in compared)
         fitting = [sim.peak_bytes for _, sim in compared if sim.peak_bytes <= budget_bytes]
-        plan_budget = min([budget_bytes, *fitting])
-        report = planning.plan(planning_graph, budget=plan_budget,
-                               strategies=[settings.strategy],
-                               time_limit_s=max(share * (settings.time_limit_s -
-                                                         (_now() - started)), 0.1),
-                               threads=settings.threads, seed=settings.seed,
-                               lower_bound=settings.lower_bound, gap=settings.gap,
-                               starts=[(name, s) for name, s, _ in starts])
-        row = report.rows[0]
-        # Read as the program emitted, which computes the loss node once (tangents.py): that
-        # holds nothing more, so it still fits.
-        schedule = hold_tangents(graph, row.schedule) if row.fits else None
-        if not row.fits:
-            failure = no_schedule_error(settings.strategy, plan_budget, row)
-        else:
-            failure = _recomputes_once_only(joint, planning_graph, schedule, settings.strategy)
-        if failure is None:
-            bound = report.lower_bound
-            if bound is not None and joint.once:
-                # Over the schedules that run each once-only node once (the only ones that
-                # can run), the planning costs are the true costs plus the penalty.
-                bound = max(0.0, bound - joint.penalty(costs))
-            operations = _core.build_plan(planning_graph, schedule)
-            known = next(((name, fraction) for name, s, fraction in starts
-                          if _core.build_plan(planning_graph, s) == operations), None)
-            # The bound and the budget are those of the plan's budget: below the asked one, it
-            # is torch's partition's peak, and the bound is valid there, not at the asked one.
-            plan = plan_of(schedule, row.solver_status or "heuristic", bound,
-                           budget=plan_budget,
-                           strategy=known[0] if known else settings.strategy)
-            tightened = "" if plan_budget == budget_bytes else (
-                f"planned within {_core.format_bytes(plan_budget)}, the peak of "
-                f"{next(n for n, p, _ in torch_figures if p == plan_budget)} (remat's model), "
-                f"below the budget {_core.format_bytes(budget_bytes)}: no plan that torch's own "
-                "partition beats in both peak and cost")
-            return region(plan, schedule, torch_budget=known[1] if known else None,
-                          torch_partitions=torch_figures, tightened=tightened)
+        planned, failure = strategy_plan(
+            starts, min([budget_bytes, *fitting]),
+            share * (settings.time_limit_s - (_now() - started)), torch_figures)
+        if planned is not None:
+            return planned
     if settings.strict:
         raise failure
+    # Where the budget is above the least peak, the strategy may have found nothing only for
+    # want of a start that fits: the least-peak search keeps part of the time for the strategy
+    # to start again from the least peak found, where that fits.
+    retry = no_room is None and budget_bytes >= minimum
+    left_s = settings.time_limit_s - (_now() - started)
     schedule, found_by, searched = _least_peak_schedule(
         settings, joint, planning_graph, joint.penalty(costs),
-        settings.time_limit_s - (_now() - started), known=torch_known)
+        left_s * (1.0 - RETRY_SHARE if retry else 1.0), known=torch_known)
+    if retry and _core.simulate(graph, schedule).peak_bytes <= budget_bytes:
+        planned, _ = strategy_plan([*starts, ("the least peak found", schedule, None)],
+                                   budget_bytes, settings.time_limit_s - (_now() - started),
+                                   torch_figures)
+        if planned is not None:
+            return planned
     plan = plan_of(schedule, "least-peak", None, budget=None)
     # Both bounds hold for every program of the region: the smallest-budget search's for every
     # schedule of its graph, and the programs are schedules of it.

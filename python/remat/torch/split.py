@@ -35,7 +35,7 @@ from typing import Optional
 import torch
 from torch import fx
 
-from remat.torch.loss_gradient import chunked_loss
+from remat.torch.loss_gradient import LOSS_PATH, ChunkedLoss, chunked_loss
 from remat.torch.row_chains import (LINEAR, chunk_sizes, row_chains, rows_of, split_row_chain,
                                     value_of)
 
@@ -256,6 +256,11 @@ def _split(graph: fx.Graph, chain: LossChain, chunks: int) -> None:
                      (flat, weight, bias, chain.target, sizes, chain.casts,
                       options["ignore_index"],
                       options["reduction"] == "mean"), like=chain.loss)
+        # Its operations are recorded as run inside it, so that the gradient it forms in the
+        # forward is planned in the forward pass (joint.py), not as backward work.
+        stack = dict(total.meta.get("nn_module_stack") or {})
+        stack[LOSS_PATH] = (LOSS_PATH, ChunkedLoss)
+        total.meta["nn_module_stack"] = stack
         dtype = chain.casts[-1] if chain.casts else value_of(chain.linear).dtype
         total = node("call_method", "to", (total, dtype), like=chain.loss)
     chain.loss.replace_all_uses_with(total)
