@@ -14,7 +14,8 @@ memory = parameters + gradients + optimizer state + inputs, and says whether opt
 is certified (the next length proven not to fit).
 
 With --chunks K the step is the model and ``output.loss`` (the logits read only by the loss),
-and its head and cross-entropy run in K chunks of tokens (remat.torch's ``chunks=``).
+and its head and cross-entropy run in K chunks of tokens, its MLPs in as many as keep their
+widest tensor no wider than a chunk's logits (remat.torch's ``chunks=``).
 
 Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
            [--memory 80GB] [--layers 32] [--time-limit 60] [--chunks K]
@@ -91,8 +92,8 @@ def main() -> None:
                         help="only capture and plan this length at --memory (timed)")
     parser.add_argument("--save", default="", help="with --plan-seq: write the schedule here")
     parser.add_argument("--chunks", type=int, default=0,
-                        help="the head and its loss in this many chunks of tokens (0: the "
-                             "model's own outputs, logits whole)")
+                        help="the head and its loss in this many chunks of tokens, MLPs by "
+                             "width (0: the model's own outputs, logits whole)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device whose form the step is traced in")
     args = parser.parse_args()

@@ -194,7 +194,7 @@ class RematBackend:
             raise InfeasibleBudgetError(
                 f"no {settings.strategy} schedule within the activation budget "
                 f"{_core.format_bytes(planned.plan.budget_bytes)}, with the region whole or "
-                f"its head and loss in up to {tried} chunks of tokens: the least peak found is "
+                f"its chains in up to {tried} chunks of tokens: the least peak found is "
                 f"{_core.format_bytes(planned.plan.predicted_peak_bytes)}"
                 + (f" (no program of it in {planned.chunks} chunk(s) peaks below "
                    f"{_core.format_bytes(bound)})" if bound is not None else ""))
@@ -249,14 +249,16 @@ class RematBackend:
 
     def _split_region(self, gm: torch.fx.GraphModule, example_inputs: list, chains: list,
                       whole: tuple, count: int) -> Any:
-        """Where the whole region's plan (planned after the first ``count`` regions' plans) is
-        over its budget, plans and compiles it with its chains in chunks, at the whole
-        region's budget in bytes: 2 chunks, then twice as many while over the budget and the
-        peak still falls (below SPLIT_PROGRESS of the attempt before: more chunks add nodes,
-        and their sums hold more), at most SPLIT_ATTEMPTS times (their planning sharing one
-        more time_limit_s, each given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest attempt within the
-        budget, or else the one of least predicted peak, the whole region's among them
-        (_keep_split). A lower budget tries the chunk counts a higher one tried, and more."""
+        """Where the whole region's plan (planned after the first ``count`` regions' plans) is over
+        its budget, plans and compiles it with its chains in chunks, at the whole region's budget
+        in bytes: 2 chunks, then twice as many while over the budget and the peak still falls
+        (below SPLIT_PROGRESS of the attempt before: more chunks add nodes, and their sums hold
+        more), at most SPLIT_ATTEMPTS times (their planning sharing one more time_limit_s, each
+        given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest
+        attempt within the budget, or else the one of least predicted peak, the whole region's
+        among them (_keep_split). A lower budget tries the chunk counts a higher one tried, and
+        more.
+        """
         partition = self._partition
         compiled, caught = whole
         if len(partition.plans) == count or partition.plans[-1].within_budget:
@@ -476,7 +478,7 @@ def backend(*, budget: Optional[Any] = None, memory: Optional[Any] = None,
     Inductor's horizontal fusion from computing a recomputation early, see docs/python.md).
     Compile with ``dynamic=False``: remat plans one schedule per input shape. A region with no
     schedule within its budget runs the least-peak schedule found (a language model's head and
-    loss split into chunks of tokens first, where that meets the budget), with a
+    loss, and MLPs, split into chunks of tokens first, where that meets the budget), with a
     ``remat.BudgetWarning`` (``strict=True`` raises
     InfeasibleBudgetError instead).
     ``schedule`` (a schedule file's path, or a list of them) reuses saved plans

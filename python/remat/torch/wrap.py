@@ -141,8 +141,8 @@ def wrap(model: torch.nn.Module, example_inputs: Optional[Sequence[Any]] = None,
     ``time_limit_s`` bounds each plan. With ``example_inputs`` the plan is made now (see
     ``PlannedModule.plan_now``); otherwise at the first call of each input signature.
 
-    A region whose head feeds only its cross-entropy (a language model's) is planned again with
-    them in chunks of tokens where it has no schedule within the budget whole
+    A region whose head feeds only its cross-entropy (a language model's), or with MLPs, is
+    planned again with them in chunks of tokens where it has no schedule within the budget whole
     (``chunks="auto"``; a number k: always k chunks, 1: never). A region with no schedule
     within the budget either way runs the least-peak schedule found, with a
     ``remat.BudgetWarning`` (``strict=True`` raises InfeasibleBudgetError instead).
