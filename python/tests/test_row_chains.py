@@ -12,18 +12,7 @@ import hf_models
 import remat.torch
 from remat.torch.row_chains import row_chains
 from remat.torch.split import chains_of, chunk_counts, split_chains
-
-
-def _dynamo_graph(model: nn.Module, *inputs) -> tuple:
-    captured = []
-
-    def backend(gm, example_inputs):
-        captured.append((gm, example_inputs))
-        return gm.forward
-    torch._dynamo.reset()
-    torch.compile(model, backend=backend, dynamic=False)(*inputs)
-    assert len(captured) == 1
-    return captured[0]
+from test_split import _dynamo_graph
 
 
 class WideMLPs(nn.Module):

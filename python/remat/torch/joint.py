@@ -39,7 +39,7 @@ from remat import _core, interrupt
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.loss_gradient import LOSS_PATH
 from remat.torch.storage_nodes import _storages, map_storage_nodes
-from remat.torch.structure import blocks_of, contractions_of
+from remat.torch.structure import _producer, blocks_of, contractions_of
 from remat.torch.tangents import tangent_edges
 from remat.torch.workspace import node_workspace_bytes
 
@@ -193,7 +193,8 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     for u, v in mapped.edges:
         if u >= 0:
             users[u].append(v)
-    seeds |= mapped.writing_nodes - _reachable(reads_tangent, users)
+    after_tangents = _reachable(reads_tangent, users)
+    seeds |= mapped.writing_nodes - after_tangents
     forward = _reachable(seeds, inputs_of)
     # A member of a forward operation's result that only backward reads (a layer norm's saved
     # statistics) is taken in forward, as the operation runs, so that the rest of the result
@@ -204,7 +205,6 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     # A chunked loss's gradient, formed in its forward (loss_gradient.py), reads forward values
     # only: it runs in the forward pass, each chunk's as its loss is taken, so that no chunk's
     # logits outlive it (as a layer norm's statistics, it would otherwise wait for backward).
-    after_tangents = _reachable(reads_tangent, users)
     for v in range(count):
         if v not in forward and v not in after_tangents and _in_chunked_loss(mapped.nodes[v]) \
                 and all(u in forward for u in inputs_of[v]):
@@ -319,9 +319,7 @@ def _replayable(node: fx.Node) -> bool:
 
 def _in_chunked_loss(node: fx.Node) -> bool:
     """Whether ``node`` was traced inside a chunked loss (split.py records it as a module)."""
-    while node.target is operator.getitem and isinstance(node.args[0], fx.Node):
-        node = node.args[0]
-    return LOSS_PATH in (node.meta.get("nn_module_stack") or {})
+    return LOSS_PATH in (_producer(node).meta.get("nn_module_stack") or {})
 
 
 def _reachable(start: set[int], neighbours: list[list[int]]) -> set[int]:

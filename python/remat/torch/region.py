@@ -257,6 +257,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         # The budget holds what plain torch.compile runs: the region runs that.
         return region(plan_of(reference, "reference", None, strategy=reference_name),
                       reference, torch_budget=1.0)
+
     def strategy_plan(starts: list, plan_budget: int, time_limit_s: float, torch_figures: tuple):
         """The strategy's plan within ``plan_budget`` from ``starts`` ((name, schedule, torch's
         fraction or None)), as (region, None), or (None, why it found none)."""
