@@ -3,7 +3,7 @@
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from remat.torch.product_sums import fold_product_sums
+from remat.torch.product_sums import accumulate_in_place, fold_product_sums
 
 aten = torch.ops.aten
 
@@ -44,3 +44,38 @@ def test_a_product_read_elsewhere_or_a_scaled_sum_stays():
     gm = _traced(fn, *args)
     assert fold_product_sums(gm) == 0
     assert aten.addmm.default not in _targets(gm)
+
+
+def test_a_sum_of_products_of_its_own_accumulates_in_place():
+    # mm(x1, y1) + x2 y2 + x3 y3: the second and third addmm add into the sum so far, which
+    # nothing else reads. The first adds into ``acc``, an input the caller still holds: it
+    # stays a new tensor, and so does the input.
+    def fn(acc, x1, y1, x2, y2, x3, y3):
+        s = aten.mm.default(x1, y1)
+        s = aten.addmm.default(s, x2, y2)
+        s = aten.addmm.default(s, x3, y3)
+        return s, aten.addmm.default(acc, x1, y1)
+
+    torch.manual_seed(0)
+    args = [torch.randn(5, 4), torch.randn(5, 3), torch.randn(3, 4), torch.randn(5, 2),
+            torch.randn(2, 4), torch.randn(5, 6), torch.randn(6, 4)]
+    before = [a.clone() for a in args]
+    gm = _traced(fn, *args)
+    assert accumulate_in_place(gm) == 2
+    assert _targets(gm).count(aten.addmm_.default) == 2
+    assert _targets(gm).count(aten.addmm.default) == 1
+    torch.testing.assert_close(gm(*args), fn(*args))
+    for a, b in zip(args, before):
+        assert torch.equal(a, b)
+
+
+def test_a_sum_read_elsewhere_or_scaled_is_not_accumulated_in_place():
+    def fn(x, y):
+        p = aten.mm.default(x, y)
+        q = aten.mm.default(x, y)
+        return aten.addmm.default(p, x, y), p, aten.addmm.default(q, x, y, beta=2)
+
+    args = [torch.randn(3, 2), torch.randn(2, 3)]
+    gm = _traced(fn, *args)
+    assert accumulate_in_place(gm) == 0
+    torch.testing.assert_close(gm(*args), fn(*args))

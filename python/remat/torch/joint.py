@@ -205,8 +205,9 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     # A chunked loss's gradient, formed in its forward (loss_gradient.py), reads forward values
     # only: it runs in the forward pass, each chunk's as its loss is taken, so that no chunk's
     # logits outlive it (as a layer norm's statistics, it would otherwise wait for backward).
+    in_loss = _in_chunked_loss(mapped.nodes, users)
     for v in range(count):
-        if v not in forward and v not in after_tangents and _in_chunked_loss(mapped.nodes[v]) \
+        if v not in forward and v not in after_tangents and v in in_loss \
                 and all(u in forward for u in inputs_of[v]):
             forward.add(v)
     if forward & reads_tangent:
@@ -317,9 +318,17 @@ def _replayable(node: fx.Node) -> bool:
                for a in node.args)
 
 
-def _in_chunked_loss(node: fx.Node) -> bool:
-    """Whether ``node`` was traced inside a chunked loss (split.py records it as a module)."""
-    return LOSS_PATH in (_producer(node).meta.get("nn_module_stack") or {})
+def _in_chunked_loss(nodes: list, users: list[list[int]]) -> set[int]:
+    """The nodes traced inside a chunked loss (split.py records it as a module), and those
+    that a pass made after tracing (no module recorded: a decomposition's ``iota`` and ``eq``
+    of a cross-entropy's backward) read only by such nodes."""
+    found: set[int] = set()
+    for v in reversed(range(len(nodes))):
+        stack = _producer(nodes[v]).meta.get("nn_module_stack")
+        if LOSS_PATH in (stack or {}) or \
+                (stack is None and users[v] and all(w in found for w in users[v])):
+            found.add(v)
+    return found
 
 
 def _reachable(start: set[int], neighbours: list[list[int]]) -> set[int]:

@@ -34,7 +34,7 @@ from remat import _core, interrupt
 from remat.errors import InfeasibleBudgetError, InternalError, UsageError
 from remat.torch.inductor_peak import mark_region
 from remat.torch.joint import JointGraph, _is_primal, read_joint_graph
-from remat.torch.product_sums import fold_product_sums
+from remat.torch.product_sums import accumulate_in_place, fold_product_sums
 from remat.torch.reference import draws_randomness
 from remat.torch.stage_fusion import MEMORY, StageMemory, tag
 
@@ -425,6 +425,9 @@ class RematPartition:
             # hold more than its peak (stage_fusion.py).
             forward.meta[MEMORY] = backward.meta[MEMORY] = StageMemory.of(graph, schedule,
                                                                           operations)
+            if self.fold_sums:  # the sums of the chunks' products, in place (product_sums.py)
+                accumulate_in_place(forward)
+                accumulate_in_place(backward)
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         mark = next(self._marks)

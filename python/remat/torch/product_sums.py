@@ -5,7 +5,12 @@ products, one per chunk: ``add(acc, mm(g_c^T, h_c))``. As two operations, the pr
 allocated beside the sum so far and the new sum, three weight-sized tensors at once (the
 floor of a head whose vocabulary makes the weight large). ``addmm(acc, g_c^T, h_c)`` computes
 the same sum, up to the order of float additions, with no product of its own: two
-weight-sized tensors and the chunk.
+weight-sized tensors and the chunk. remat plans that graph (functional, as AOTAutograd's).
+
+The graphs a region then runs add each chunk's product into the sum so far, in its memory
+(``accumulate_in_place``): an out-of-place ``addmm`` first copies the sum into a new tensor,
+which on Llama's 32000-entry head (8 chunks, one CPU thread) took a quarter of its step's time.
+The plan's peak counts the two tensors; the run holds one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Optional
 import torch
 from torch import fx
 
-__all__ = ["fold_product_sums"]
+__all__ = ["accumulate_in_place", "fold_product_sums"]
 
 _aten = torch.ops.aten
 
@@ -83,3 +88,35 @@ def fold_product_sums(module: fx.GraphModule) -> int:
         graph.lint()
         module.recompile()
     return folded
+
+
+def accumulate_in_place(module: fx.GraphModule) -> int:
+    """Rewrites, in place, each ``addmm(acc, x, y)`` (no alpha or beta) whose ``acc`` is a
+    product or a sum of products of this graph (``mm`` or ``addmm``) of the output's layout and
+    read by nothing else: ``addmm_(acc, x, y)``, which adds the product into ``acc``'s memory
+    instead of copying it into a new tensor first. Returns how many were rewritten."""
+    graph = module.graph
+    rewritten = 0
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not _aten.addmm.default or \
+                len(node.args) != 3 or node.kwargs:
+            continue
+        acc = node.args[0]
+        out, value = _value(node), _value(acc)
+        if not isinstance(acc, fx.Node) or acc.op != "call_function" or \
+                acc.target not in (_aten.mm.default, _aten.addmm.default,
+                                   _aten.addmm_.default) or \
+                len(acc.users) != 1 or out is None or value is None or \
+                value.shape != out.shape or value.dtype != out.dtype or \
+                value.stride() != out.stride():
+            continue
+        with graph.inserting_before(node):
+            summed = graph.call_function(_aten.addmm_.default, node.args)
+        summed.meta.update(node.meta)
+        node.replace_all_uses_with(summed)
+        graph.erase_node(node)
+        rewritten += 1
+    if rewritten:
+        graph.lint()
+        module.recompile()
+    return rewritten
