@@ -15,11 +15,13 @@ is certified (the next length proven not to fit).
 
 With --chunks K the step is the model and ``output.loss`` (the logits read only by the loss),
 and its head and cross-entropy run in K chunks of tokens, its MLPs in as many as keep their
-widest tensor no wider than a chunk's logits (remat.torch's ``chunks=``).
+widest tensor no wider than a chunk's logits (remat.torch's ``chunks=``). With --attention
+causal the attention is transformers' SDPA given no mask: SDPA's causal form, with no
+sequence-squared mask (as flash attention trains).
 
 Usage: .venv/bin/python scripts/plan_llama8b.py [--step 1024] [--max-steps 32]
            [--memory 80GB] [--layers 32] [--time-limit 60] [--chunks K]
-           [--plan-seq 4096 --save PLAN]
+           [--attention model|causal] [--plan-seq 4096 --save PLAN]
 """
 
 from __future__ import annotations
@@ -40,14 +42,32 @@ import remat.torch  # noqa: E402
 from remat.torch import least_peak_bound  # noqa: E402
 
 
+# --attention causal: transformers' SDPA attention given no mask, so that it runs SDPA's own
+# causal form (is_causal=True), as flash attention's training does. Under tracing, torch 2.13's
+# transformers builds the 4-D causal mask instead (seq^2 bf16, and its bool intermediates).
+CAUSAL = "remat_causal_sdpa"
+
+
+def _register_causal() -> None:
+    from transformers import AttentionInterface, AttentionMaskInterface
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    AttentionInterface.register(CAUSAL, sdpa_attention_forward)
+    AttentionMaskInterface.register(CAUSAL, lambda *args, **kwargs: None)
+
+
 def build(args, seq: int):
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    attention = {}
+    if args.attention == "causal":
+        _register_causal()
+        attention = dict(attn_implementation=CAUSAL)
     config = LlamaConfig(num_hidden_layers=args.layers, hidden_size=args.hidden,
                          num_attention_heads=32, num_key_value_heads=8,
                          intermediate_size=args.intermediate, vocab_size=args.vocab,
                          max_position_embeddings=max(seq, 8192), bos_token_id=0,
-                         eos_token_id=0, pad_token_id=0, use_cache=False)
+                         eos_token_id=0, pad_token_id=0, use_cache=False, **attention)
     with torch.device("meta"):
         model = LlamaForCausalLM(config).to(torch.bfloat16)
     return model
@@ -94,6 +114,9 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=0,
                         help="the head and its loss in this many chunks of tokens, MLPs by "
                              "width (0: the model's own outputs, logits whole)")
+    parser.add_argument("--attention", default="model", choices=["model", "causal"],
+                        help="the model's SDPA attention with its 4-D causal mask (model), "
+                             "or SDPA's own causal form with no mask (causal)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device whose form the step is traced in")
     args = parser.parse_args()

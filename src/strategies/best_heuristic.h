@@ -1,5 +1,7 @@
-// The best schedule the heuristics find without a solver: every applicable baseline and the
-// eviction heuristic, then local improvement of the cheapest fitting one. It is the start
+// The best schedule the heuristics find without a solver: every applicable baseline, the
+// cheapest baseline over the budget made to fit by eviction from its holds (when no fitting
+// one is as cheap) and the eviction heuristic, then local improvement of the cheapest fitting
+// one. It is the start
 // that `optimal` hands to CBC and the answer when no solver fits in the time.
 #pragma once
 

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "core/recompute.h"
 #include "core/simulator.h"
 #include "strategies/best_heuristic.h"
 #include "strategies/checkpoint_all.h"
 #include "strategies/checkpoints.h"
+#include "strategies/eviction.h"
 #include "strategies/registry.h"
 #include "testing/random_graphs.h"
 
@@ -90,6 +93,52 @@ TEST(LocalSearchTest, NeverWorseThanItsStartAndAlwaysFits) {
     }
   }
   EXPECT_GT(improved, 0);  // the heuristics beat some baseline somewhere
+}
+
+// A baseline over the budget but cheaper than every fitting one is repaired by eviction from
+// its holds: where that repair fits, so does the heuristics' answer, never dearer; somewhere
+// the repair beats both every fitting baseline and eviction from keeping everything.
+TEST(LocalSearchTest, RepairsTheNearestCheaperBaselineOverTheBudget) {
+  int repair_wins = 0;
+  for (uint32_t seed = 0; seed < 60; ++seed) {
+    const Graph g = testing::WithModuleStructure(
+        testing::RandomTrainingGraph(seed, 8 + static_cast<int32_t>(seed % 24)),
+        2 + static_cast<int32_t>(seed % 4));
+    const int64_t peak = CheckpointAll(g, std::numeric_limits<int64_t>::max()).peak_bytes;
+    const int64_t floor = MinimumPeakLowerBound(g);
+    for (const double at : {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8}) {
+      const auto budget = static_cast<int64_t>(floor + at * static_cast<double>(peak - floor));
+      SCOPED_TRACE(::testing::Message() << g.name() << " at " << budget << " B");
+      std::optional<StrategyResult> fitting;
+      std::vector<StrategyResult> over;
+      for (const StrategySpec& spec : BaselineStrategies()) {
+        if (!spec.applies(g)) continue;
+        StrategyResult r = spec.run(g, budget);
+        if (r.status != FitStatus::kFits) {
+          over.push_back(std::move(r));
+        } else if (!fitting || r.cost < fitting->cost) {
+          fitting = std::move(r);
+        }
+      }
+      const StrategyResult* nearest = nullptr;
+      for (const StrategyResult& r : over) {
+        if (fitting && r.cost >= fitting->cost) continue;
+        if (!nearest || r.peak_bytes < nearest->peak_bytes) nearest = &r;
+      }
+      if (!nearest) continue;
+      const StrategyResult repaired = EvictFrom(g, budget, nearest->schedule);
+      if (repaired.status != FitStatus::kFits) continue;
+      const StrategyResult best = BestHeuristic(g, budget, {.time_limit_s = 30});
+      ASSERT_EQ(best.status, FitStatus::kFits);
+      EXPECT_LE(best.cost, repaired.cost + 1e-9);
+      const StrategyResult evicted = Evict(g, budget);
+      if (repaired.cost < evicted.cost - 1e-9 &&
+          (!fitting || repaired.cost < fitting->cost - 1e-9)) {
+        ++repair_wins;
+      }
+    }
+  }
+  EXPECT_GT(repair_wins, 0);
 }
 
 }  // namespace
