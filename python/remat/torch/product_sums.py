@@ -10,7 +10,10 @@ weight-sized tensors and the chunk. remat plans that graph (functional, as AOTAu
 The graphs a region then runs add each chunk's product into the sum so far, in its memory
 (``accumulate_in_place``): an out-of-place ``addmm`` first copies the sum into a new tensor,
 which on Llama's 32000-entry head (8 chunks, one CPU thread) took a quarter of its step's time.
-The plan's peak counts the two tensors; the run holds one.
+The plan's peak counts the two tensors; the run holds one. The in-place sum is an operator of
+remat's own (``remat::accumulate_product``, declared as writing its first argument), not
+``aten.addmm_``: Inductor has no lowering of ``addmm_`` and, where the ``CI`` environment
+variable is set, refuses to run one that has a decomposition as a fallback kernel.
 """
 
 from __future__ import annotations
@@ -90,11 +93,26 @@ def fold_product_sums(module: fx.GraphModule) -> int:
     return folded
 
 
+@torch.library.custom_op("remat::accumulate_product", mutates_args=("acc",))
+def accumulate_product(acc: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> None:
+    """``acc += x @ y`` in ``acc``'s memory."""
+    acc.addmm_(x, y)
+
+
+@accumulate_product.register_fake
+def _(acc: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> None:
+    return None
+
+
+_ACCUMULATE = torch.ops.remat.accumulate_product.default
+
+
 def accumulate_in_place(module: fx.GraphModule) -> int:
     """Rewrites, in place, each ``addmm(acc, x, y)`` (no alpha or beta) whose ``acc`` is a
-    product or a sum of products of this graph (``mm`` or ``addmm``) of the output's layout and
-    read by nothing else: ``addmm_(acc, x, y)``, which adds the product into ``acc``'s memory
-    instead of copying it into a new tensor first. Returns how many were rewritten."""
+    product of this graph (``mm`` or ``addmm``) of the output's layout, read by nothing else
+    but the sums already added into it: ``accumulate_product(acc, x, y)``, which adds the
+    product into ``acc``'s memory instead of copying it into a new tensor first, and the sum's
+    readers read ``acc`` after it. Returns how many were rewritten."""
     graph = module.graph
     rewritten = 0
     for node in list(graph.nodes):
@@ -104,16 +122,14 @@ def accumulate_in_place(module: fx.GraphModule) -> int:
         acc = node.args[0]
         out, value = _value(node), _value(acc)
         if not isinstance(acc, fx.Node) or acc.op != "call_function" or \
-                acc.target not in (_aten.mm.default, _aten.addmm.default,
-                                   _aten.addmm_.default) or \
-                len(acc.users) != 1 or out is None or value is None or \
-                value.shape != out.shape or value.dtype != out.dtype or \
-                value.stride() != out.stride():
+                acc.target not in (_aten.mm.default, _aten.addmm.default) or \
+                [u for u in acc.users if u.target is not _ACCUMULATE] != [node] or \
+                out is None or value is None or value.shape != out.shape or \
+                value.dtype != out.dtype or value.stride() != out.stride():
             continue
         with graph.inserting_before(node):
-            summed = graph.call_function(_aten.addmm_.default, node.args)
-        summed.meta.update(node.meta)
-        node.replace_all_uses_with(summed)
+            graph.call_function(_ACCUMULATE, node.args)
+        node.replace_all_uses_with(acc)
         graph.erase_node(node)
         rewritten += 1
     if rewritten:
