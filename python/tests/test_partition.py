@@ -310,3 +310,26 @@ def test_graphs_that_torch_rejects_are_remats_internal_error_with_the_joint_grap
         text = f.read()
     assert "was invalid, but is output" in text and "def forward" in text
     os.remove(path)
+
+
+def test_an_attention_kernel_draws_random_numbers_only_with_dropout():
+    # SDPA's kernels are tagged as seeded for their dropout: at dropout_p 0 they draw nothing,
+    # and a recomputation needs no generator state (whose real tensor, saved and replayed
+    # inside one graph, Inductor's fake propagation refuses: Qwen2-MoE at 30%).
+    from remat.torch.storage_nodes import draws_random_numbers
+
+    aten = torch.ops.aten
+    graph = torch.fx.Graph()
+    q = graph.placeholder("q")
+    flash = aten._scaled_dot_product_flash_attention_for_cpu.default
+
+    def call(target, *args, **kwargs):
+        return graph.call_function(target, args, kwargs)
+    assert not draws_random_numbers(call(flash, q, q, q))  # dropout_p's default: 0
+    assert not draws_random_numbers(call(flash, q, q, q, 0.0, True))
+    assert not draws_random_numbers(call(flash, q, q, q, dropout_p=0.0, is_causal=True))
+    assert draws_random_numbers(call(flash, q, q, q, 0.1))
+    assert draws_random_numbers(call(flash, q, q, q, dropout_p=0.1))
+    assert draws_random_numbers(call(aten.native_dropout.default, q, 0.5, True))
+    assert draws_random_numbers(call(aten.rand_like.default, q))
+    assert not draws_random_numbers(call(aten.mm.default, q, q))

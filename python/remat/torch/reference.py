@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-import torch
 from torch import fx
 
 from remat import _core, interrupt
 from remat.torch.joint import JointGraph
+from remat.torch.storage_nodes import draws_random_numbers
 
 __all__ = ["MinCutPartition", "TorchPartitions", "min_cut_partition", "saved_ids",
            "held_until_of", "recomputed_runs", "min_cut_schedule", "draws_randomness"]
@@ -73,9 +73,7 @@ def draws_randomness(module: fx.GraphModule) -> bool:
     random tensor, Inductor's seed draw). In a backward graph of torch's, that is a forward
     draw made again, with other random numbers: torch's knob recomputes random operations
     (a min-cut partition at a budget below 1 may trade its ban on recomputing them away)."""
-    return any(node.op == "call_function" and
-               torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
-               for node in module.graph.nodes)
+    return any(draws_random_numbers(node) for node in module.graph.nodes)
 
 
 def saved_ids(joint: JointGraph, nodes: Sequence[fx.Node]) -> set[int]:

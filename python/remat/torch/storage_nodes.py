@@ -22,7 +22,8 @@ from torch.multiprocessing.reductions import StorageWeakRef
 from remat import interrupt
 from remat.errors import CaptureError
 
-__all__ = ["StorageNodes", "map_storage_nodes", "kept_whole", "storage_bytes"]
+__all__ = ["StorageNodes", "draws_random_numbers", "map_storage_nodes", "kept_whole",
+           "storage_bytes"]
 
 
 def _tensors_in(value: Any) -> list[torch.Tensor]:
@@ -201,7 +202,21 @@ def map_storage_nodes(graph: fx.Graph, base_of: dict[fx.Node, Optional[int]], *,
             u = base_of[a]
             if u is not None:
                 edges.add((u, v))
-        tags = getattr(node.target, "tags", ())
-        if torch.Tag.nondeterministic_seeded in tags:
+        if draws_random_numbers(node):
             random_nodes.add(v)
     return StorageNodes(nodes, node_bytes, edges, random_nodes, writing_nodes)
+
+
+def draws_random_numbers(node: fx.Node) -> bool:
+    """Whether ``node`` draws from a random generator: an operation tagged as seeded, unless
+    its ``dropout_p`` argument is 0 (an attention kernel's, which draws nothing then)."""
+    if node.op != "call_function" or \
+            torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
+        return False
+    schema = getattr(node.target, "_schema", None)
+    for i, argument in enumerate(schema.arguments if schema is not None else ()):
+        if argument.name == "dropout_p":
+            value = node.args[i] if i < len(node.args) else \
+                node.kwargs.get("dropout_p", argument.default_value)
+            return not (isinstance(value, (int, float)) and value == 0)
+    return True
