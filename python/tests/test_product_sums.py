@@ -8,7 +8,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 import remat
 import remat.torch
-from remat.torch.product_sums import accumulate_in_place, fold_product_sums
+from remat.torch.product_sums import accumulate_in_place, fold_product_sums, in_place_sums
 
 aten = torch.ops.aten
 
@@ -113,3 +113,32 @@ def test_the_chunks_sums_add_in_place_under_inductor_where_ci_is_set(monkeypatch
     largest = max(p.grad.abs().max() for p in reference.parameters())
     for p, q in zip(model.parameters(), reference.parameters()):
         assert (p.grad - q.grad).abs().max() <= 1e-5 * largest
+
+
+def test_remats_graph_counts_a_sum_added_in_place_once():
+    # mm(x1, y1) + x2 y2 + x3 y3, then read: the two sums add into the first product's memory,
+    # so remat's graph gives them no bytes, the product is read by every reader of the chain,
+    # and all three run once. Without the chunks' sums folded, the graph counts every sum.
+    from remat.torch.joint import read_joint_graph
+
+    def fn(x1, y1, x2, y2, x3, y3):
+        s = aten.mm.default(x1, y1)
+        s = aten.addmm.default(s, x2, y2)
+        s = aten.addmm.default(s, x3, y3)
+        return aten.tanh.default(s)
+
+    args = [torch.randn(5, 3), torch.randn(3, 4), torch.randn(5, 2), torch.randn(2, 4),
+            torch.randn(5, 6), torch.randn(6, 4)]
+    gm = _traced(fn, *args)
+    nodes = [n for n in gm.graph.nodes if n.op == "call_function"]
+    assert in_place_sums(nodes) == {1: 0, 2: 0}
+    joint = read_joint_graph(gm, 1, sums_in_place=True)
+    ids = {node.name: v for v, node in enumerate(joint.order) if node is not None}
+    product, first, second, tanh = (ids[n.name] for n in nodes)
+    assert joint.bytes[product] == 5 * 4 * 4
+    assert joint.bytes[first] == joint.bytes[second] == 0
+    assert {(product, first), (product, second), (product, tanh)} <= set(joint.edges)
+    assert {product, first, second} <= joint.once and joint.in_place_sums == 2
+    whole = read_joint_graph(gm, 1)
+    assert whole.bytes[first] == whole.bytes[second] == 5 * 4 * 4
+    assert whole.in_place_sums == 0 and not {product, first, second} & whole.once

@@ -171,7 +171,8 @@ def fuse(joint: JointGraph,
                       random={new_id[v] for v in joint.random},
                       forward_outputs=joint.forward_outputs,
                       backward_outputs=joint.backward_outputs, fixed_bytes=joint.fixed_bytes,
-                      fused=fused, kernel_ends={new_id[~u]: new_id[u] for u in ends})
+                      fused=fused, kernel_ends={new_id[~u]: new_id[u] for u in ends},
+                      in_place_sums=joint.in_place_sums)
 
 
 def _cone(output: int, members: set[int], outputs: set[int],

@@ -28,7 +28,7 @@ schedule that still recomputes one. They hold no bytes, so no strategy gains by 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
 
 import torch
@@ -38,6 +38,7 @@ from torch.utils import _pytree as pytree
 from remat import _core, interrupt
 from remat.errors import CaptureError, UnknownOpError
 from remat.torch.loss_gradient import LOSS_PATH
+from remat.torch.product_sums import in_place_sums
 from remat.torch.storage_nodes import _storages, map_storage_nodes
 from remat.torch.structure import _producer, blocks_of, contractions_of
 from remat.torch.tangents import tangent_edges
@@ -104,6 +105,8 @@ class JointGraph:
     # fusion.py: a kernel's end (no operation: it holds nothing, costs nothing and reads its
     # group's inputs and outputs) -> the group's last output.
     kernel_ends: dict[int, int] = field(default_factory=dict)
+    # product_sums.py: how many sums the graph counts as added in place (no bytes of their own)
+    in_place_sums: int = 0
 
     def __len__(self) -> int:
         return len(self.order)
@@ -151,7 +154,8 @@ class JointGraph:
         return (sum(costs) + 1.0) * len(self.once)
 
 
-def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph:
+def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int,
+                     sums_in_place: bool = False) -> JointGraph:
     """The remat nodes of AOTAutograd's joint graph (see the module docstring).
 
     Raises CaptureError for what remat cannot plan: symbolic shapes, or an operation that
@@ -215,6 +219,18 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
         raise CaptureError(f"operation '{mapped.nodes[v].name}' reads a gradient of the "
                            "region's outputs but a forward output needs it")
 
+    # A sum of products added in place (product_sums.py) holds no memory of its own: the
+    # chain's first product holds it for every reader of the chain, and each runs once. A
+    # chain with members on both sides of the loss is not added in place (the graphs a region
+    # runs add in place within one graph).
+    sums = in_place_sums(mapped.nodes) if sums_in_place else {}
+    mixed = {first for v, first in sums.items() if (v in forward) != (first in forward)}
+    sums = {v: first for v, first in sums.items() if first not in mixed}
+    if sums:
+        mapped = replace(
+            mapped, bytes=[0 if v in sums else b for v, b in enumerate(mapped.bytes)],
+            edges=mapped.edges | {(sums[u], v) for u, v in mapped.edges if u in sums}
+            | {(first, v) for v, first in sums.items()})
     backward = _backward_order([v for v in range(count) if v not in forward], forward,
                                reads_tangent, inputs_of, users)
     # Tangents freed by the same last reader are one node, after the loss node.
@@ -237,7 +253,8 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
     # A random operation with no tensor input and no device keyword (Inductor's seed draw)
     # cannot be replayed with a saved state: it runs once, like a write.
     replayable = {v for v in mapped.random_nodes if _replayable(mapped.nodes[v])}
-    once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable)}
+    once = {new_id[v] for v in mapped.writing_nodes | (mapped.random_nodes - replayable) |
+            set(sums) | set(sums.values())}
     # The tangents are placeholders of the emitted backward: never computed again, nor the loss
     # node, which a computation again would only re-read (tangents.py).
     once |= {loss, *(loss + 1 + g for g in range(len(groups)))}
@@ -250,7 +267,8 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int) -> JointGraph
                              if old < 0 else mapped.nodes[old] for old in old_order],
                       loss=loss, base_of=base_of, edges=sorted(edges), bytes=node_bytes,
                       once=once, random=random, forward_outputs=forward_outputs,
-                      backward_outputs=backward_outputs, fixed_bytes=fixed)
+                      backward_outputs=backward_outputs, fixed_bytes=fixed,
+                      in_place_sums=len(sums))
 
 
 def _tangent_storages(placeholders: Sequence[fx.Node]

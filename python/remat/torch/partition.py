@@ -351,6 +351,13 @@ class RematPartition:
     marked: dict = field(default_factory=dict)
     _marks: Any = field(default_factory=itertools.count)
 
+    def _sums_in_place(self, forward: fx.GraphModule, backward: fx.GraphModule) -> int:
+        """With the chunks' products summed (``fold_sums``), adds their sums in place in the
+        graphs a region runs (product_sums.py); how many."""
+        if not self.fold_sums:
+            return 0
+        return accumulate_in_place(forward) + accumulate_in_place(backward)
+
     def latest_plan(self, when: str) -> Any:
         """The last region's Plan; UsageError saying ``when`` planning happens if none yet."""
         if not self.plans:
@@ -375,7 +382,7 @@ class RematPartition:
         if self.fold_sums:
             fold_product_sums(joint_module)
         started = time.monotonic()
-        joint = read_joint_graph(joint_module, num_fwd_outputs)
+        joint = read_joint_graph(joint_module, num_fwd_outputs, sums_in_place=self.fold_sums)
         partitions = None
         if self.min_cut_reference:
             from remat.torch.reference import TorchPartitions
@@ -405,12 +412,14 @@ class RematPartition:
         seconds = time.monotonic() - started
         chosen = None if partitions is None or planned.torch_budget is None else \
             partitions.at(planned.torch_budget)
-        if chosen is not None and not draws_randomness(chosen.backward):
+        if chosen is not None and not draws_randomness(chosen.backward) and \
+                self._sums_in_place(chosen.forward, chosen.backward) >= joint.in_place_sums:
             # The plan is torch's own partition (plain torch.compile's, or the knob's at a
-            # fraction): the region runs it as torch would. Not where torch's backward draws
-            # randomness: the knob may recompute a random operation there, with a fresh
-            # draw, and differentiate another dropout mask than the forward applied; remat's
-            # own graphs of the same schedule recompute it from the forward's draw.
+            # fraction): the region runs it as torch would, with the sums remat's graph counts
+            # in place added in place. Not where torch's backward draws randomness: the knob
+            # may recompute a random operation there, with a fresh draw, and differentiate
+            # another dropout mask than the forward applied; remat's own graphs of the same
+            # schedule recompute it from the forward's draw.
             forward, backward = chosen.forward, chosen.backward
         else:
             operations = _core.build_plan(graph, schedule)
@@ -425,9 +434,9 @@ class RematPartition:
             # hold more than its peak (stage_fusion.py).
             forward.meta[MEMORY] = backward.meta[MEMORY] = StageMemory.of(graph, schedule,
                                                                           operations)
-            if self.fold_sums:  # the sums of the chunks' products, in place (product_sums.py)
-                accumulate_in_place(forward)
-                accumulate_in_place(backward)
+            if self._sums_in_place(forward, backward) < joint.in_place_sums:
+                raise InternalError("the graphs of the schedule add fewer sums in place than "
+                                    "remat's graph counts so")
         saved = len(backward.graph.find_nodes(op="placeholder")) - sum(
             1 for n in backward.graph.nodes if _is_tangent_node(n))
         mark = next(self._marks)

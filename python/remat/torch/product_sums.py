@@ -10,7 +10,10 @@ weight-sized tensors and the chunk. remat plans that graph (functional, as AOTAu
 The graphs a region then runs add each chunk's product into the sum so far, in its memory
 (``accumulate_in_place``): an out-of-place ``addmm`` first copies the sum into a new tensor,
 which on Llama's 32000-entry head (8 chunks, one CPU thread) took a quarter of its step's time.
-The plan's peak counts the two tensors; the run holds one. The in-place sum is an operator of
+remat's graph counts it so (``in_place_sums``, joint.py): a sum added in place holds no bytes
+of its own, the chain's first product holds the memory until the last reader of any sum of the
+chain, and each runs once (a chain with members on both sides of the loss stays out of place:
+a graph adds in place only into what it computed). The in-place sum is an operator of
 remat's own (``remat::accumulate_product``, declared as writing its first argument), not
 ``aten.addmm_``: Inductor has no lowering of ``addmm_`` and, where the ``CI`` environment
 variable is set, refuses to run one that has a decomposition as a fallback kernel.
@@ -18,12 +21,12 @@ variable is set, refuses to run one that has a decomposition as a fallback kerne
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import torch
 from torch import fx
 
-__all__ = ["accumulate_in_place", "fold_product_sums"]
+__all__ = ["accumulate_in_place", "fold_product_sums", "in_place_sums"]
 
 _aten = torch.ops.aten
 
@@ -136,3 +139,27 @@ def accumulate_in_place(module: fx.GraphModule) -> int:
         graph.lint()
         module.recompile()
     return rewritten
+
+
+def in_place_sums(nodes: Sequence[fx.Node]) -> dict[int, int]:
+    """Of a joint graph's storage nodes (``nodes``, in order), each ``addmm(acc, x, y)`` that
+    ``accumulate_in_place`` would run in place (``acc`` a product or a sum of products of the
+    graph, of the output's layout, read by nothing else), by its index, mapped to the index of
+    the product whose memory the chain of sums adds into (its first)."""
+    index = {node: i for i, node in enumerate(nodes)}
+    first: dict[int, int] = {}
+    for v, node in enumerate(nodes):
+        if node.op != "call_function" or node.target is not _aten.addmm.default or \
+                len(node.args) != 3 or node.kwargs:
+            continue
+        acc = node.args[0]
+        if acc not in index or acc.target not in (_aten.mm.default, _aten.addmm.default) or \
+                len(acc.users) != 1:
+            continue
+        out, value = _value(node), _value(acc)
+        if out is None or value is None or value.shape != out.shape or \
+                value.dtype != out.dtype or value.stride() != out.stride():
+            continue
+        u = index[acc]
+        first[v] = first.get(u, u)
+    return first
