@@ -116,16 +116,17 @@ def test_the_chunks_sums_add_in_place_under_inductor_where_ci_is_set(monkeypatch
 
 
 def test_remats_graph_counts_a_sum_added_in_place_once():
-    # mm(x1, y1) + x2 y2 + x3 y3, then read: the two sums add into the first product's memory,
-    # so remat's graph gives them no bytes, the product is read by every reader of the chain,
-    # and all three run once. Without the chunks' sums folded, the graph counts every sum.
+    # mm(x1, y1) + x2 y2 + x3 y3, returned (as a weight gradient is) and read: the two sums
+    # add into the first product's memory, so remat's graph gives them no bytes, the product
+    # is read by every reader of the chain, and all three run once. Without the chunks' sums
+    # folded, or where the region does not return the chain's sum, the graph counts every sum.
     from remat.torch.joint import read_joint_graph
 
     def fn(x1, y1, x2, y2, x3, y3):
         s = aten.mm.default(x1, y1)
         s = aten.addmm.default(s, x2, y2)
         s = aten.addmm.default(s, x3, y3)
-        return aten.tanh.default(s)
+        return aten.tanh.default(s), s
 
     args = [torch.randn(5, 3), torch.randn(3, 4), torch.randn(5, 2), torch.randn(2, 4),
             torch.randn(5, 6), torch.randn(6, 4)]
@@ -139,6 +140,8 @@ def test_remats_graph_counts_a_sum_added_in_place_once():
     assert joint.bytes[first] == joint.bytes[second] == 0
     assert {(product, first), (product, second), (product, tanh)} <= set(joint.edges)
     assert {product, first, second} <= joint.once and joint.in_place_sums == 2
+    kept = read_joint_graph(gm, 2, sums_in_place=True)  # the sum is not returned as a gradient
+    assert kept.bytes[first] == kept.bytes[second] == 5 * 4 * 4 and kept.in_place_sums == 0
     whole = read_joint_graph(gm, 1)
     assert whole.bytes[first] == whole.bytes[second] == 5 * 4 * 4
     assert whole.in_place_sums == 0 and not {product, first, second} & whole.once
