@@ -296,20 +296,12 @@ class RematBackend:
         return self._keep_split(attempts, first)
 
     def _keep_split(self, attempts: list, first: RegionPlan) -> Any:
-        """The cheapest attempt within the budget, or else the one of least predicted peak,
-        where more chunks count as less only below SPLIT_PROGRESS of the peak of the fewer
-        (8 chunks at 0.2% less than 4 cost Llama's head 13x as much): its plan stays in
-        ``plans`` and the ledger, with the whole region's reference, and its warnings are
-        emitted."""
+        """The cheapest attempt within the budget, or else the one of least predicted peak
+        (the whole region's on a tie): its plan stays in ``plans`` and the ledger, with the
+        whole region's reference, and its warnings are emitted."""
         within = [a for a in attempts if a[1].within_budget]
-        if within:
-            chosen = min(within, key=lambda a: a[1].plan.cost)
-        else:
-            chosen = attempts[0]
-            for a in sorted(attempts[1:], key=lambda a: a[4]):
-                if a[1].plan.predicted_peak_bytes < \
-                        SPLIT_PROGRESS * chosen[1].plan.predicted_peak_bytes:
-                    chosen = a
+        chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
+                  min(attempts, key=lambda a: (a[1].plan.predicted_peak_bytes, a[4])))
         compiled, planned, caught, ledger, _chunks = chosen
         self._retain(planned, [a[1] for a in attempts], ledger)
         planned.reference, planned.reference_peak_bytes = (first.reference,
