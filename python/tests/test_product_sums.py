@@ -116,32 +116,39 @@ def test_the_chunks_sums_add_in_place_under_inductor_where_ci_is_set(monkeypatch
 
 
 def test_remats_graph_counts_a_sum_added_in_place_once():
-    # mm(x1, y1) + x2 y2 + x3 y3, returned (as a weight gradient is) and read: the two sums
-    # add into the first product's memory, so remat's graph gives them no bytes, the product
-    # is read by every reader of the chain, and all three run once. Without the chunks' sums
-    # folded, or where the region does not return the chain's sum, the graph counts every sum.
+    # x1 y1 + x2 y2 + x3 y3 of computed values (a weight gradient's chain), then read: the two
+    # sums add into the first product's memory, so remat's graph gives them no bytes, the
+    # product is read by every reader of the chain, and all three run once. Without the
+    # chunks' sums folded, or where a product reads an input of the region (an input's
+    # gradient, g W), the graph counts every sum.
     from remat.torch.joint import read_joint_graph
 
-    def fn(x1, y1, x2, y2, x3, y3):
+    def fn(x1, y1, x2, y2, x3, y3, weight):
+        x1, y1, x2, y2, x3, y3 = (aten.tanh.default(a) for a in (x1, y1, x2, y2, x3, y3))
         s = aten.mm.default(x1, y1)
         s = aten.addmm.default(s, x2, y2)
         s = aten.addmm.default(s, x3, y3)
-        return aten.tanh.default(s), s
+        t = aten.mm.default(x1, y1)
+        t = aten.addmm.default(t, x2, weight)
+        return aten.tanh.default(s), aten.tanh.default(t)
 
     args = [torch.randn(5, 3), torch.randn(3, 4), torch.randn(5, 2), torch.randn(2, 4),
-            torch.randn(5, 6), torch.randn(6, 4)]
+            torch.randn(5, 6), torch.randn(6, 4), torch.randn(2, 4)]
     gm = _traced(fn, *args)
-    nodes = [n for n in gm.graph.nodes if n.op == "call_function"]
-    assert in_place_sums(nodes) == {1: 0, 2: 0}
-    joint = read_joint_graph(gm, 1, sums_in_place=True)
+    nodes = [n for n in gm.graph.nodes if n.op == "call_function" and
+             n.target in (aten.mm.default, aten.addmm.default)]
+    product, first, second, other, reads_weight = nodes
+    assert in_place_sums(nodes) == {1: 0, 2: 0, 4: 3}
+    joint = read_joint_graph(gm, 2, sums_in_place=True)
     ids = {node.name: v for v, node in enumerate(joint.order) if node is not None}
-    product, first, second, tanh = (ids[n.name] for n in nodes)
+    product, first, second, other, reads_weight = (ids[n.name] for n in nodes)
+    (s_tanh,) = [v for v, node in enumerate(joint.order) if node is not None and
+                 node.target is aten.tanh.default and node.args[0] is nodes[2]]
     assert joint.bytes[product] == 5 * 4 * 4
     assert joint.bytes[first] == joint.bytes[second] == 0
-    assert {(product, first), (product, second), (product, tanh)} <= set(joint.edges)
+    assert {(product, first), (product, second), (product, s_tanh)} <= set(joint.edges)
     assert {product, first, second} <= joint.once and joint.in_place_sums == 2
-    kept = read_joint_graph(gm, 2, sums_in_place=True)  # the sum is not returned as a gradient
-    assert kept.bytes[first] == kept.bytes[second] == 5 * 4 * 4 and kept.in_place_sums == 0
-    whole = read_joint_graph(gm, 1)
+    assert joint.bytes[reads_weight] == 5 * 4 * 4 and not {other, reads_weight} & joint.once
+    whole = read_joint_graph(gm, 2)
     assert whole.bytes[first] == whole.bytes[second] == 5 * 4 * 4
     assert whole.in_place_sums == 0 and not {product, first, second} & whole.once

@@ -221,16 +221,18 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int,
 
     # A sum of products added in place (product_sums.py) holds no memory of its own: the
     # chain's first product holds it for every reader of the chain, and each runs once. Only
-    # chains whose sum the region returns (weight gradients): an MLP's input gradient summed
-    # over two readers, held until a concatenation, planned better as out of place (a row
-    # chain's test at 25% met its budget in 4 chunks so, and did not in place). A chain with
-    # members on both sides of the loss is not added in place (the graphs a region runs add
-    # in place within one graph).
+    # chains of weight gradients (x^T g, whose products read no input of the region): an
+    # input's gradient (g W, which reads the weight) is read later, by a concatenation of the
+    # chunks, and a plan may rather recompute it than hold it (a row chain's test at 25% met
+    # its budget in 4 chunks so, and not with it in place). A chain with members on both sides
+    # of the loss is not added in place (the graphs a region runs add in place within one
+    # graph).
     sums = in_place_sums(mapped.nodes) if sums_in_place else {}
-    mixed = {first for v, first in sums.items() if (v in forward) != (first in forward)}
-    returned = {base_of.get(o) for o in backward_outputs if isinstance(o, fx.Node)}
-    whole = {first for v, first in sums.items() if v in returned}
-    sums = {v: first for v, first in sums.items() if first not in mixed and first in whole}
+    left_out = {first for v, first in sums.items()
+                if (v in forward) != (first in forward) or
+                _reads_an_input(mapped.nodes[v], base_of) or
+                _reads_an_input(mapped.nodes[first], base_of)}
+    sums = {v: first for v, first in sums.items() if first not in left_out}
     if sums:
         mapped = replace(
             mapped, bytes=[0 if v in sums else b for v, b in enumerate(mapped.bytes)],
@@ -274,6 +276,14 @@ def read_joint_graph(module: fx.GraphModule, num_fwd_outputs: int,
                       once=once, random=random, forward_outputs=forward_outputs,
                       backward_outputs=backward_outputs, fixed_bytes=fixed,
                       in_place_sums=len(sums))
+
+
+def _reads_an_input(product: fx.Node, base_of: dict) -> bool:
+    """Whether the product ``mm(x, y)`` or ``addmm(acc, x, y)`` reads an input of the region
+    (a parameter, through views or not) as ``x`` or ``y``."""
+    operands = product.args[:2] if product.target is torch.ops.aten.mm.default else \
+        product.args[1:3]
+    return any(isinstance(a, fx.Node) and base_of.get(a) is None for a in operands)
 
 
 def _tangent_storages(placeholders: Sequence[fx.Node]

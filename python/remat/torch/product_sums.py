@@ -10,11 +10,10 @@ weight-sized tensors and the chunk. remat plans that graph (functional, as AOTAu
 The graphs a region then runs add each chunk's product into the sum so far, in its memory
 (``accumulate_in_place``): an out-of-place ``addmm`` first copies the sum into a new tensor,
 which on Llama's 32000-entry head (8 chunks, one CPU thread) took a quarter of its step's time.
-remat's graph counts it so where the region returns the chain's sum (``in_place_sums``,
-joint.py): a sum added in place holds no bytes
-of its own, the chain's first product holds the memory until the last reader of any sum of the
-chain, and each runs once (a chain with members on both sides of the loss stays out of place:
-a graph adds in place only into what it computed). The in-place sum is an operator of
+remat's graph counts a weight gradient's chain so (``in_place_sums``, joint.py): a sum added
+in place holds no bytes of its own, the chain's first product holds the memory until the last
+reader of any sum of the chain, and each runs once (an input's gradient, and a chain with
+members on both sides of the loss, stay out of place). The in-place sum is an operator of
 remat's own (``remat::accumulate_product``, declared as writing its first argument), not
 ``aten.addmm_``: Inductor has no lowering of ``addmm_`` and, where the ``CI`` environment
 variable is set, refuses to run one that has a decomposition as a fallback kernel.
