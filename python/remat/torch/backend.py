@@ -56,7 +56,7 @@ SPLIT_MOST_CHUNKS = 256
 # A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
 SPLIT_PROGRESS = 0.95
 # Below every attempt's peak, an attempt this much above the least peak may be kept where it
-# is cheaper: Llama's head in 8 chunks peaked 0.2% below 4 chunks at 13x the cost.
+# is cheaper: Llama's head in 8 chunks peaked 0.2% below 4 chunks at 11-14x the cost.
 SPLIT_PEAK_TOLERANCE = 0.05
 # Each attempt may plan for what is left of their time limit over this many attempts (or
 # fewer where fewer remain): most regions need two or three, and an attempt given an eighth

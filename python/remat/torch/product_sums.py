@@ -110,25 +110,34 @@ def _(acc: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> None:
 _ACCUMULATE = torch.ops.remat.accumulate_product.default
 
 
+def _added_into(node: fx.Node) -> Optional[fx.Node]:
+    """``acc``, where ``node`` is an ``addmm(acc, x, y)`` (no alpha or beta) that can add into
+    ``acc``'s memory: ``acc`` a product of the graph (``mm`` or ``addmm``) of the output's
+    layout, read by nothing else but the sums already added into it. Else None."""
+    if node.op != "call_function" or node.target is not _aten.addmm.default or \
+            len(node.args) != 3 or node.kwargs:
+        return None
+    acc = node.args[0]
+    out, value = _value(node), _value(acc)
+    if not isinstance(acc, fx.Node) or acc.op != "call_function" or \
+            acc.target not in (_aten.mm.default, _aten.addmm.default) or \
+            [u for u in acc.users if u.target is not _ACCUMULATE] != [node] or \
+            out is None or value is None or value.shape != out.shape or \
+            value.dtype != out.dtype or value.stride() != out.stride():
+        return None
+    return acc
+
+
 def accumulate_in_place(module: fx.GraphModule) -> int:
-    """Rewrites, in place, each ``addmm(acc, x, y)`` (no alpha or beta) whose ``acc`` is a
-    product of this graph (``mm`` or ``addmm``) of the output's layout, read by nothing else
-    but the sums already added into it: ``accumulate_product(acc, x, y)``, which adds the
-    product into ``acc``'s memory instead of copying it into a new tensor first, and the sum's
-    readers read ``acc`` after it. Returns how many were rewritten."""
+    """Rewrites, in place, each ``addmm(acc, x, y)`` that can add into ``acc``'s memory
+    (``_added_into``): ``accumulate_product(acc, x, y)``, which adds the product into
+    ``acc``'s memory instead of copying it into a new tensor first, and the sum's readers read
+    ``acc`` after it. Returns how many were rewritten."""
     graph = module.graph
     rewritten = 0
     for node in list(graph.nodes):
-        if node.op != "call_function" or node.target is not _aten.addmm.default or \
-                len(node.args) != 3 or node.kwargs:
-            continue
-        acc = node.args[0]
-        out, value = _value(node), _value(acc)
-        if not isinstance(acc, fx.Node) or acc.op != "call_function" or \
-                acc.target not in (_aten.mm.default, _aten.addmm.default) or \
-                [u for u in acc.users if u.target is not _ACCUMULATE] != [node] or \
-                out is None or value is None or value.shape != out.shape or \
-                value.dtype != out.dtype or value.stride() != out.stride():
+        acc = _added_into(node)
+        if acc is None:
             continue
         with graph.inserting_before(node):
             graph.call_function(_ACCUMULATE, node.args)
@@ -143,22 +152,13 @@ def accumulate_in_place(module: fx.GraphModule) -> int:
 
 def in_place_sums(nodes: Sequence[fx.Node]) -> dict[int, int]:
     """Of a joint graph's storage nodes (``nodes``, in order), each ``addmm(acc, x, y)`` that
-    ``accumulate_in_place`` would run in place (``acc`` a product or a sum of products of the
-    graph, of the output's layout, read by nothing else), by its index, mapped to the index of
-    the product whose memory the chain of sums adds into (its first)."""
+    ``accumulate_in_place`` would run in place (``_added_into``), by its index, mapped to the
+    index of the product whose memory the chain of sums adds into (its first)."""
     index = {node: i for i, node in enumerate(nodes)}
     first: dict[int, int] = {}
     for v, node in enumerate(nodes):
-        if node.op != "call_function" or node.target is not _aten.addmm.default or \
-                len(node.args) != 3 or node.kwargs:
-            continue
-        acc = node.args[0]
-        if acc not in index or acc.target not in (_aten.mm.default, _aten.addmm.default) or \
-                len(acc.users) != 1:
-            continue
-        out, value = _value(node), _value(acc)
-        if out is None or value is None or value.shape != out.shape or \
-                value.dtype != out.dtype or value.stride() != out.stride():
+        acc = _added_into(node)
+        if acc is None or acc not in index:
             continue
         u = index[acc]
         first[v] = first.get(u, u)
