@@ -266,6 +266,8 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
 
     from remat.torch.partition import RegionPlan
 
+    kept = []  # the region plan each run keeps
+
     def run(estimate_of, least=0):
         """The backend's attempts at a region of budget 1000 whose compiled graphs Inductor
         estimates at ``estimate_of(budget the attempt was planned at)``; below ``least`` the
@@ -286,6 +288,7 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always")
             compiled = backend._compile_checked(compile_region)
+        kept.append(backend.plans[0])
         return compiled, [a[0] for a in backend.plans[0].attempts]
 
     # The estimate falls with the budget: planned again (1200 -> budget 833, estimate 999,
@@ -306,3 +309,9 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
     # Estimated lower, it is: halfway (geometrically) back up, at sqrt(1 * 0.833) of 1000.
     compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1100, least=900)
     assert budgets == [1000, 833, 912], budgets
+    # Kept below the budget, the least peak found there (950) is over its own budget (912)
+    # and within the one asked (1000): the region meets its budget.
+    compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1000, least=950)
+    assert budgets == [1000, 833, 912] and compiled == "compiled at 912"
+    assert kept[-1].plan.predicted_peak_bytes == 950 and kept[-1].plan.budget_bytes == 912
+    assert kept[-1].asked_budget_bytes == 1000 and kept[-1].within_budget

@@ -196,7 +196,7 @@ class RematBackend:
             bound = planned.plan.peak_lower_bound_bytes
             raise InfeasibleBudgetError(
                 f"no {settings.strategy} schedule within the activation budget "
-                f"{_core.format_bytes(planned.plan.budget_bytes)}, with the region whole or "
+                f"{_core.format_bytes(planned.asked_budget_bytes)}, with the region whole or "
                 f"its chains in up to {tried} chunks of tokens: the least peak found is "
                 f"{_core.format_bytes(planned.plan.predicted_peak_bytes)}"
                 + (f" (no program of it in {planned.chunks} chunk(s) peaks below "
@@ -205,10 +205,12 @@ class RematBackend:
         return compiled
 
     @contextmanager
-    def _in_chunks(self, chunks: int, **settings: Any) -> Iterator[None]:
+    def _in_chunks(self, chunks: int, count_in_place: bool = True,
+                   **settings: Any) -> Iterator[None]:
         """While a region compiles with its chains in ``chunks`` chunks: its graph says so
         (region.chunks_name), the chunks' weight gradients are summed by addmm
-        (product_sums.py), and Inductor does not fuse kernels horizontally, which would run
+        (product_sums.py) and counted as added in place unless ``count_in_place`` is False
+        (partition.py), and Inductor does not fuse kernels horizontally, which would run
         the chunks together and hold every chunk's output at once (unless the user set the
         threshold)."""
         saved = self.settings, self.inductor_config
@@ -216,17 +218,19 @@ class RematBackend:
         self.inductor_config = {"score_fusion_memory_threshold": UNFUSED,
                                 **self.inductor_config}
         self._partition.fold_sums = True
+        self._partition.count_in_place = count_in_place
         try:
             yield
         finally:
             self.settings, self.inductor_config = saved
             self._partition.fold_sums = False
+            self._partition.count_in_place = True
 
     def _compile_chunks(self, gm: torch.fx.GraphModule, example_inputs: list,
-                        chunks: int, **settings: Any) -> Any:
+                        chunks: int, count_in_place: bool = True, **settings: Any) -> Any:
         """Compiles the region with its chains in ``chunks`` chunks (split.py)."""
         count = len(self._partition.plans)
-        with self._in_chunks(chunks, **settings):
+        with self._in_chunks(chunks, count_in_place, **settings):
             compiled = self._compile_region(split_chains(gm, chunks), example_inputs)
         if len(self._partition.plans) > count:
             self._partition.plans[-1].chunks = chunks
@@ -255,12 +259,15 @@ class RematBackend:
         """Where the whole region's plan (planned after the first ``count`` regions' plans) is over
         its budget, plans and compiles it with its chains in chunks, at the whole region's budget
         in bytes: 2 chunks, then twice as many while over the budget and the peak still falls
-        (below SPLIT_PROGRESS of the attempt before: more chunks add nodes, and their sums hold
-        more), at most SPLIT_ATTEMPTS times (their planning sharing one more time_limit_s, each
-        given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Keeps the cheapest
-        attempt within the budget, or else the one of least predicted peak, the whole region's
-        among them (_keep_split). A lower budget tries the chunk counts a higher one tried, and
-        more.
+        (below SPLIT_PROGRESS of the attempts before: more chunks add nodes, and their sums
+        hold more), at most SPLIT_ATTEMPTS times (their planning sharing one more time_limit_s,
+        each given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Where a plan
+        with the weight gradients' sums counted in place is over the budget, was refused for
+        recomputing a node that must run once or lowered the peak too little, the same chunks
+        are planned again with them counted out of place (each a try). Keeps
+        the cheapest attempt within the budget, or else the one of least predicted peak, the
+        whole region's among them (_keep_split). A lower budget tries the chunk counts a
+        higher one tried, and more.
         """
         partition = self._partition
         compiled, caught = whole
@@ -269,7 +276,7 @@ class RematBackend:
             return compiled
         first = partition.plans[-1]
         attempts = [(compiled, first, caught, dict(partition.ledger), 1)]
-        budget_bytes = first.plan.budget_bytes
+        budget_bytes = first.asked_budget_bytes
         rows = min(chain.rows for chain in chains)
         chunks = 2
         settings = self.settings
@@ -277,23 +284,40 @@ class RematBackend:
         # chunked graph's own peak would be of another, lower, reference. The attempts'
         # planning shares one more time limit.
         left_s = settings.time_limit_s
-        for attempt in range(SPLIT_ATTEMPTS):
+        attempt = 0
+        while attempt < SPLIT_ATTEMPTS:
             chunks = min(chunks, SPLIT_MOST_CHUNKS, rows)
             if chunks <= attempts[-1][4] or left_s <= 0:
                 break
-            count = len(partition.plans)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                compiled = self._compile_chunks(
-                    gm, example_inputs, chunks, budget=str(budget_bytes), memory="",
-                    time_limit_s=left_s / min(SPLIT_SHARING, SPLIT_ATTEMPTS - attempt))
-            if len(partition.plans) == count:
-                break
-            planned = partition.plans[-1]
-            left_s -= planned.seconds  # planning, not tracing and compiling, shares the limit
-            attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
-            if planned.within_budget or planned.plan.predicted_peak_bytes > \
-                    SPLIT_PROGRESS * attempts[-2][1].plan.predicted_peak_bytes:
+            before = min(a[1].plan.predicted_peak_bytes for a in attempts)
+            # Sums counted in place first: each chunk's product is then added where the order
+            # puts it, and the sum held from the first chunk's on. Where that plan is over the
+            # budget and either the strategy's plan within it recomputed a node that must run
+            # once or the chunks lowered the peak too little, the same chunks again with the
+            # sums counted as sums of their own: a plan may then compute each product late,
+            # holding the chunks' inputs of it rather than the sum.
+            for count_in_place in (True, False):
+                count = len(partition.plans)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    compiled = self._compile_chunks(
+                        gm, example_inputs, chunks, count_in_place, budget=str(budget_bytes),
+                        memory="",
+                        time_limit_s=left_s / min(SPLIT_SHARING, SPLIT_ATTEMPTS - attempt))
+                attempt += 1
+                if len(partition.plans) == count:
+                    return self._keep_split(attempts, first)
+                planned = partition.plans[-1]
+                left_s -= planned.seconds  # planning, not tracing and compiling, shares the limit
+                attempts.append((compiled, planned, caught, dict(partition.ledger), chunks))
+                stuck = planned.refused_once or \
+                    planned.plan.predicted_peak_bytes > SPLIT_PROGRESS * before
+                if planned.within_budget or not (planned.in_place_sums and stuck) or \
+                        left_s <= 0 or attempt >= SPLIT_ATTEMPTS:
+                    break
+            if attempts[-1][1].within_budget or min(
+                    a[1].plan.predicted_peak_bytes for a in attempts
+                    if a[4] == chunks) > SPLIT_PROGRESS * before:
                 break  # within the budget, or the chunks are not what sets the peak
             chunks *= 2
         return self._keep_split(attempts, first)

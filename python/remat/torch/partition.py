@@ -299,10 +299,22 @@ class RegionPlan:
     # Where the region was planned again in chunks (backend.py): (chunks, predicted peak,
     # cost) of each attempt, the whole region's (1 chunk) first.
     split_attempts: tuple = ()
+    # How many weight gradients' sums remat's graph counts as added in place (joint.py).
+    in_place_sums: int = 0
+    # The strategy's plan within the budget recomputed a node that must run once (region.py).
+    refused_once: bool = False
+
+    @property
+    def asked_budget_bytes(self) -> int:
+        """The budget the region was asked to meet: its first attempt's, where the backend
+        planned it again below that (``attempts``), else its plan's."""
+        return self.attempts[0][0] if self.attempts else self.plan.budget_bytes
 
     @property
     def within_budget(self) -> bool:
-        return self.plan.predicted_peak_bytes <= self.plan.budget_bytes
+        """The predicted peak is within the budget asked (a plan made again below it may peak
+        above its own lower budget and still meet the asked one)."""
+        return self.plan.predicted_peak_bytes <= self.asked_budget_bytes
 
     @property
     def inductor_peak(self) -> Optional[int]:
@@ -318,7 +330,7 @@ class RegionPlan:
         status = self.plan.status
         # A least-peak schedule over its budget records none: a file's budget is one its
         # schedule keeps, and loading refuses a file whose schedule peaks over it.
-        budget = self.plan.budget_bytes if self.within_budget else None
+        budget = self.asked_budget_bytes if self.within_budget else None
         _core.save_schedule(self.graph, self.schedule, self.plan.strategy, budget, path,
                             solver_status="" if status in _NOT_SOLVER_VERDICTS else status,
                             lower_bound_cost=self.plan.lower_bound)
@@ -347,6 +359,11 @@ class RematPartition:
     # Fold sums of matrix products into addmm before planning (product_sums.py): set while
     # the backend compiles a region in chunks (split.py).
     fold_sums: bool = False
+    # With ``fold_sums``, remat's graph counts the weight gradients' sums as added in place
+    # (joint.py); False: as sums of their own (the graphs still add them in place where they
+    # can), which a plan may meet a budget with where the count in place needs a product
+    # recomputed that must run once (backend.py).
+    count_in_place: bool = True
     # Each region's plan by the mark left on its emitted graphs (inductor_peak.py).
     marked: dict = field(default_factory=dict)
     _marks: Any = field(default_factory=itertools.count)
@@ -382,7 +399,8 @@ class RematPartition:
         if self.fold_sums:
             fold_product_sums(joint_module)
         started = time.monotonic()
-        joint = read_joint_graph(joint_module, num_fwd_outputs, sums_in_place=self.fold_sums)
+        joint = read_joint_graph(joint_module, num_fwd_outputs,
+                                 sums_in_place=self.fold_sums and self.count_in_place)
         partitions = None
         if self.min_cut_reference:
             from remat.torch.reference import TorchPartitions
@@ -448,7 +466,9 @@ class RematPartition:
                             reference_peak_bytes=planned.reference_peak_bytes,
                             kept_bytes=planned.kept_bytes,
                             torch_partitions=planned.torch_partitions,
-                            tightened=planned.tightened, output_bytes=joint.output_bytes())
+                            tightened=planned.tightened, output_bytes=joint.output_bytes(),
+                            in_place_sums=joint.in_place_sums,
+                            refused_once=planned.refused_once)
         self.marked[mark] = region
         self.plans.append(region)
         return forward, backward

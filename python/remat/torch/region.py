@@ -190,6 +190,9 @@ class RegionSchedule:
     # torch's own partitions offered to the planner, in remat's model: (name, peak, cost).
     torch_partitions: tuple = ()
     tightened: str = ""  # why the plan's budget is below the asked one ("" when it is not)
+    # The strategy's plan within the budget recomputed a node that must run once, and was
+    # refused: the region runs the least peak found instead.
+    refused_once: bool = False
 
 
 def plan_region(settings: RegionSettings, joint: JointGraph,
@@ -245,10 +248,12 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
         return simulated_plan(graph, schedule, strategy, status, budget, no_remat.cost,
                               no_remat.peak_bytes, fixed, bound)
 
+    refused: list = []  # the strategy's plans refused for recomputing a once-only node
+
     def region(plan, schedule, note="", torch_budget=None, torch_partitions=(), tightened=""):
         return RegionSchedule(plan, graph, schedule, note, reference_name,
                               reference_sim.peak_bytes, kept_bytes(graph, schedule, joint),
-                              torch_budget, torch_partitions, tightened)
+                              torch_budget, torch_partitions, tightened, bool(refused))
 
     if settings.schedules:
         return _loaded_region(settings, joint, graph, budget_bytes, no_room, plan_of, region)
@@ -275,6 +280,7 @@ def plan_region(settings: RegionSettings, joint: JointGraph,
             return None, no_schedule_error(settings.strategy, plan_budget, row)
         failure = _recomputes_once_only(joint, planning_graph, schedule, settings.strategy)
         if failure is not None:
+            refused.append(failure)
             return None, failure
         bound = report.lower_bound
         if bound is not None and joint.once:
