@@ -204,13 +204,8 @@ def relative_difference(a, reference) -> float:
 
 def regions_over(plans) -> int:
     """How many regions' plans peak above the budget asked of them (a least-peak fallback, or a
-    loaded schedule over it; a BudgetWarning says so as each is planned). The first attempt's
-    budget is the one asked where the backend planned a region again below it."""
-    over = 0
-    for p in plans:
-        asked = max([p.plan.budget_bytes] + [a[0] for a in p.attempts[:1]])
-        over += p.plan.predicted_peak_bytes > asked
-    return over
+    loaded schedule over it; a BudgetWarning says so as each is planned)."""
+    return sum(not p.within_budget for p in plans)
 
 
 def budget_met(row: dict) -> str:

@@ -281,14 +281,18 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
                                    cost=2000.0 - budget,
                                    status="least-peak" if budget < least else "optimal")
             estimate = estimate_of(budget)
+            note = "over" if plan.predicted_peak_bytes > budget else ""
+            if note:
+                warnings.warn(note, remat.BudgetWarning)
             partition.plans.append(RegionPlan(
-                plan=plan, graph=None, schedule=None, forward_nodes=0,
+                plan=plan, graph=None, schedule=None, forward_nodes=0, note=note,
                 inductor_peak_bytes={"forward": estimate, "backward": estimate}))
             return f"compiled at {budget}"
-        with warnings.catch_warnings(record=True):
+        with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             compiled = backend._compile_checked(compile_region)
-        kept.append(backend.plans[0])
+        kept.append((backend.plans[0], [str(w.message) for w in caught
+                                        if w.category is remat.BudgetWarning]))
         return compiled, [a[0] for a in backend.plans[0].attempts]
 
     # The estimate falls with the budget: planned again (1200 -> budget 833, estimate 999,
@@ -313,5 +317,12 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
     # and within the one asked (1000): the region meets its budget.
     compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1000, least=950)
     assert budgets == [1000, 833, 912] and compiled == "compiled at 912"
-    assert kept[-1].plan.predicted_peak_bytes == 950 and kept[-1].plan.budget_bytes == 912
-    assert kept[-1].asked_budget_bytes == 1000 and kept[-1].within_budget
+    region, budget_warnings = kept[-1]
+    assert region.plan.predicted_peak_bytes == 950 and region.plan.budget_bytes == 912
+    assert region.asked_budget_bytes == 1000 and region.within_budget
+    assert region.note == "" and budget_warnings == []
+    # Over the one asked (1100 > 1000), it is over the budget, and says so.
+    compiled, budgets = run(lambda budget: 1200 if budget == 1000 else 1000, least=1100)
+    region, budget_warnings = kept[-1]
+    assert region.plan.status == "least-peak" and not region.within_budget
+    assert region.note == "over" and "over" in budget_warnings

@@ -24,9 +24,10 @@ def test_relative_difference_is_over_the_largest_reference_gradient():
 
 
 def _region(budget, peak, attempts=()):
-    return types.SimpleNamespace(plan=types.SimpleNamespace(budget_bytes=budget,
-                                                            predicted_peak_bytes=peak),
-                                 attempts=attempts)
+    from remat.torch.partition import RegionPlan
+
+    return RegionPlan(plan=types.SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=peak),
+                      graph=None, schedule=None, forward_nodes=0, attempts=attempts)
 
 
 def test_budget_met_counts_the_regions_over_their_asked_budget():

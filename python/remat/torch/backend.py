@@ -445,13 +445,19 @@ class RematBackend:
     def _keep(self, attempts: list) -> Any:
         """The cheapest attempt whose estimate is within INDUCTOR_SLACK of the budget (the
         first attempt's), or else the one of least estimate: its plan stays in ``plans`` and
-        the ledger, the others' leave, and its warnings are emitted."""
+        the ledger, the others' leave, and its warnings are emitted (but for a least-peak plan
+        made below the budget that peaks within it: that one meets the budget)."""
         budget = attempts[0][1].plan.budget_bytes
         within = [a for a in attempts if a[1].inductor_peak is not None and
                   a[1].inductor_peak <= budget * (1 + INDUCTOR_SLACK)]
         chosen = (min(within, key=lambda a: a[1].plan.cost) if within else
                   min(attempts, key=lambda a: (a[1].inductor_peak or 0, a[1].plan.cost)))
         compiled, planned, caught, ledger = chosen
+        if planned is not attempts[0][1] and planned.plan.predicted_peak_bytes <= budget:
+            # Over its own lower budget and within the one asked, a least-peak plan meets the
+            # budget: no note, and no warning that it is over.
+            planned.note = ""
+            caught = [w for w in caught if not issubclass(w.category, BudgetWarning)]
         self._retain(planned, [a[1] for a in attempts], ledger)
         planned.attempts = tuple((a[1].plan.budget_bytes, a[1].plan.predicted_peak_bytes,
                                   a[1].inductor_peak, a[1].plan.cost) for a in attempts)
