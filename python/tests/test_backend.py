@@ -326,3 +326,36 @@ def test_planning_again_stops_when_a_lower_plan_is_estimated_as_an_earlier_one()
     region, budget_warnings = kept[-1]
     assert region.plan.status == "least-peak" and not region.within_budget
     assert region.note == "over" and "over" in budget_warnings
+
+
+def test_below_every_budget_the_split_keeps_the_cheapest_within_5_percent_of_the_least_peak():
+    from types import SimpleNamespace
+
+    from remat.torch.partition import RegionPlan
+
+    def keep(figures, budget=100):
+        """What _keep_split keeps of attempts (chunks, predicted peak, cost), the whole
+        region's first, all planned at ``budget``: (compiled, the plans left)."""
+        backend = remat.torch.backend(budget="50%")
+        attempts = []
+        for chunks, peak, cost in figures:
+            plan = SimpleNamespace(budget_bytes=budget, predicted_peak_bytes=peak, cost=cost)
+            region = RegionPlan(plan=plan, graph=None, schedule=None, forward_nodes=0,
+                                reference="the whole region's", chunks=chunks)
+            backend._partition.plans.append(region)
+            attempts.append((f"{chunks} chunks", region, [], {}, chunks))
+        return backend._keep_split(attempts, attempts[0][1]), backend.plans
+
+    # Llama's head at 30%: 8 chunks peak 0.2% below 4 chunks at 11x the cost; 4 are kept.
+    figures = [(1, 1250, 10.0), (2, 946, 11.0), (4, 646, 11.3), (8, 645, 125.0)]
+    compiled, plans = keep(figures)
+    assert compiled == "4 chunks" and [p.chunks for p in plans] == [4]
+    assert plans[0].split_attempts == tuple(figures)
+    assert plans[0].reference == "the whole region's"
+    # More than 5% above the least peak: not kept, however cheap.
+    assert keep([(1, 1250, 10.0), (4, 700, 11.0), (8, 645, 125.0)])[0] == "8 chunks"
+    # Within the budget: the cheapest there, whatever peaks lower.
+    assert keep([(1, 1250, 10.0), (2, 100, 12.0), (4, 90, 11.0), (8, 80, 20.0)])[0] == \
+        "4 chunks"
+    # Equal costs: the fewer chunks.
+    assert keep([(1, 1250, 10.0), (2, 650, 11.0), (4, 646, 11.0)])[0] == "2 chunks"
