@@ -56,7 +56,7 @@ SPLIT_MOST_CHUNKS = 256
 # A doubling of the chunks that lowers the predicted peak by less than this ratio ends them.
 SPLIT_PROGRESS = 0.95
 # Below every attempt's peak, an attempt this much above the least peak may be kept where it
-# is cheaper: Llama's head in 8 chunks peaked 0.2% below 4 chunks at 11-14x the cost.
+# is cheaper: Llama's head in 8 chunks peaked 0.2% below 4 chunks at 11-21x the cost.
 SPLIT_PEAK_TOLERANCE = 0.05
 # Each attempt may plan for what is left of their time limit over this many attempts (or
 # fewer where fewer remain): most regions need two or three, and an attempt given an eighth
@@ -264,10 +264,10 @@ class RematBackend:
         each given what is left over SPLIT_SHARING) and SPLIT_MOST_CHUNKS chunks. Where a plan
         with the weight gradients' sums counted in place is over the budget, was refused for
         recomputing a node that must run once or lowered the peak too little, the same chunks
-        are planned again with them counted out of place (each a try). Keeps
-        the cheapest attempt within the budget, or else the one of least predicted peak, the
-        whole region's among them (_keep_split). A lower budget tries the chunk counts a
-        higher one tried, and more.
+        are planned again with them counted out of place (one more of the SPLIT_ATTEMPTS).
+        Keeps the cheapest attempt within the budget, or else the cheapest within
+        SPLIT_PEAK_TOLERANCE of the least predicted peak, the whole region's among them
+        (_keep_split). A lower budget tries the chunk counts a higher one tried, and more.
         """
         partition = self._partition
         compiled, caught = whole
